@@ -1,0 +1,97 @@
+/* Bundle adjustment with Ceres: cameras, poses and points refined against observations. */
+#ifndef CVIS_BUNDLE_H
+#define CVIS_BUNDLE_H
+
+#include "cvis_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Camera models, numbered and laid out as COLMAP's (params in this order):
+ *   SIMPLE_PINHOLE f, cx, cy          PINHOLE fx, fy, cx, cy
+ *   SIMPLE_RADIAL  f, cx, cy, k       RADIAL  f, cx, cy, k1, k2 */
+typedef enum cvis_camera_model {
+  CVIS_SIMPLE_PINHOLE = 0,
+  CVIS_PINHOLE = 1,
+  CVIS_SIMPLE_RADIAL = 2,
+  CVIS_RADIAL = 3
+} cvis_camera_model;
+
+#define CVIS_CAMERA_PARAMS_STRIDE 8  /* doubles reserved per camera in camera_params */
+
+/* Pose handling per image. */
+#define CVIS_POSE_FREE (-1)
+#define CVIS_POSE_CONSTANT 3
+/* 0, 1 or 2: the pose is free except that translation coordinate (fixes the gauge's scale). */
+
+typedef enum cvis_loss {
+  CVIS_LOSS_TRIVIAL = 0,
+  CVIS_LOSS_HUBER = 1,
+  CVIS_LOSS_CAUCHY = 2,
+  CVIS_LOSS_SOFT_L1 = 3
+} cvis_loss;
+
+/* The problem: arrays owned by the caller, refined in place during the call only. */
+typedef struct cvis_ba_problem {
+  int32_t num_cameras;
+  const int32_t* camera_models;     /* num_cameras */
+  double* camera_params;            /* num_cameras x CVIS_CAMERA_PARAMS_STRIDE */
+  const uint8_t* camera_constant;   /* num_cameras, may be NULL: 1 = keep all params fixed */
+
+  int32_t num_images;
+  const int32_t* image_camera;      /* num_images: index into cameras */
+  double* image_poses;              /* num_images x 6: cam_from_world angle-axis, translation */
+  const int32_t* pose_mode;         /* num_images: CVIS_POSE_FREE, CVIS_POSE_CONSTANT or 0..2 */
+
+  int32_t num_points;
+  double* points3D;                 /* num_points x 3 */
+  const uint8_t* point_constant;    /* num_points, may be NULL */
+
+  int32_t num_observations;
+  const int32_t* obs_image;         /* num_observations: index into images */
+  const int32_t* obs_point;         /* num_observations: index into points */
+  const double* obs_xy;             /* num_observations x 2, pixels */
+} cvis_ba_problem;
+
+typedef struct cvis_ba_options {
+  int32_t loss;                     /* default CVIS_LOSS_CAUCHY */
+  double loss_scale_px;             /* default 1.0 */
+  int32_t max_iterations;           /* default 100 */
+  double function_tolerance;        /* default 1e-6 */
+  double gradient_tolerance;        /* default 1e-10 */
+  double parameter_tolerance;       /* default 1e-8 */
+  int32_t refine_focal_length;      /* default 1 */
+  int32_t refine_principal_point;   /* default 0 */
+  int32_t refine_extra_params;      /* default 1: radial distortion */
+  int32_t num_threads;              /* default 1 */
+} cvis_ba_options;
+
+void cvis_ba_options_default(cvis_ba_options* options);
+
+typedef struct cvis_ba_summary {
+  double initial_rms_px;            /* RMS reprojection error before, all observations */
+  double final_rms_px;
+  int32_t iterations;
+  int32_t usable;                   /* 1 when Ceres reports a usable solution */
+  double seconds;
+} cvis_ba_summary;
+
+/* Validates every index and size (Ceres aborts on misuse), builds the problem, solves it and
+ * writes the refined parameters back. CVIS_INVALID_ARGUMENT names the first bad index. */
+cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* options,
+                               cvis_ba_summary* summary);
+
+/* Projects points with a camera model: n points in camera coordinates (n x 3) to pixels (n x 2).
+ * Points behind the camera give NaN. */
+cvis_status cvis_project_points(int32_t camera_model, const double* camera_params, int32_t n,
+                                const double* points_in_camera, double* pixels);
+
+/* Inverts the model: n pixels to undistorted normalised coordinates (n x 2), iteratively. */
+cvis_status cvis_unproject_points(int32_t camera_model, const double* camera_params, int32_t n,
+                                  const double* pixels, double* normalized);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

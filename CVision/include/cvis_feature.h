@@ -1,0 +1,71 @@
+/* SIFT features of one image and descriptor matching between two. */
+#ifndef CVIS_FEATURE_H
+#define CVIS_FEATURE_H
+
+#include "cvis_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cvis_sift_options {
+  int32_t max_features;          /* default 8192: keep the strongest by response */
+  int32_t max_image_size;        /* default 3200: longer side above this is downscaled first */
+  double contrast_threshold;     /* default 0.04 (OpenCV's; lower finds more in weak texture) */
+  double edge_threshold;         /* default 10 */
+  int32_t root_sift;             /* default 1: L1-normalise then square-root (Arandjelovic 2012) */
+  int32_t apply_exif_orientation;/* default 1: keypoints are in the upright image */
+} cvis_sift_options;
+
+void cvis_sift_options_default(cvis_sift_options* options);
+
+/* An axis-aligned keep-rectangle in upright image pixels (x, y = top-left corner). */
+typedef struct cvis_rect {
+  double x, y, width, height;
+} cvis_rect;
+
+/* Keypoints, descriptors and colours of one image. */
+typedef struct cvis_features cvis_features;
+
+/* Decodes the image at image_path and extracts SIFT. Optional masks, both in upright pixels:
+ * mask_path, an 8-bit PNG of the same size (255 = keep, resized if the size differs), and
+ * keep_rect; a keypoint survives only where every given mask keeps it.
+ * CVIS_DECODE_ERROR when the image cannot be decoded (the message says why). */
+cvis_status cvis_extract_features(const char* image_path, const char* mask_path,
+                                  const cvis_rect* keep_rect, const cvis_sift_options* options,
+                                  cvis_features** out);
+
+/* Loads features written by cvis_features_save (a checkpoint). */
+cvis_status cvis_features_load(const char* path, cvis_features** out);
+cvis_status cvis_features_save(const cvis_features* features, const char* path);
+
+void cvis_features_destroy(cvis_features* features);
+
+int32_t cvis_features_count(const cvis_features* features);
+int32_t cvis_features_image_width(const cvis_features* features);   /* upright, full size */
+int32_t cvis_features_image_height(const cvis_features* features);
+/* count x 4 floats: x, y (pixels in the full-size upright image), scale (pixels), orientation
+ * (radians). Owned by the handle. */
+const float* cvis_features_keypoints(const cvis_features* features);
+/* count x 3 bytes: RGB sampled at each keypoint. Owned by the handle. */
+const uint8_t* cvis_features_colors(const cvis_features* features);
+
+typedef struct cvis_match_options {
+  float max_ratio;       /* default 0.8: best / second-best distance (Lowe's ratio test) */
+  float max_distance;    /* default 0.7: on unit-length descriptors */
+  int32_t cross_check;   /* default 1: keep only mutual nearest neighbours */
+} cvis_match_options;
+
+void cvis_match_options_default(cvis_match_options* options);
+
+/* Matches the descriptors of a against b. Writes up to min(count(a), count(b)) pairs of indices
+ * (index in a, index in b) into matches, which must hold 2 * min(count(a), count(b)) int32s.
+ * Thread-safe: may be called concurrently on the same handles. */
+cvis_status cvis_match_features(const cvis_features* a, const cvis_features* b,
+                                const cvis_match_options* options, int32_t* matches,
+                                int32_t* num_matches);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

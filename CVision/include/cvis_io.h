@@ -1,0 +1,51 @@
+/* Image metadata (EXIF) and safe archive extraction. */
+#ifndef CVIS_IO_H
+#define CVIS_IO_H
+
+#include "cvis_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What EXIF says about an image; zero or empty where a tag is absent. */
+typedef struct cvis_exif_info {
+  int32_t orientation;          /* 1..8 as in the EXIF standard; 0 = absent */
+  double focal_length_mm;       /* FocalLength */
+  double focal_length_35mm;     /* FocalLengthIn35mmFilm */
+  double focal_plane_x_resolution;  /* FocalPlaneXResolution, pixels per unit */
+  double focal_plane_unit_mm;   /* FocalPlaneResolutionUnit converted to millimetres */
+  int32_t pixel_width;          /* PixelXDimension (as stored, before orientation) */
+  int32_t pixel_height;         /* PixelYDimension */
+  char make[64];
+  char model[64];
+} cvis_exif_info;
+
+/* Reads EXIF from a JPEG (or any file libexif understands). A file without EXIF is not an
+ * error: the result is all zeros. Fails only when the file cannot be read. */
+cvis_status cvis_read_exif(const char* path, cvis_exif_info* out);
+
+/* Width and height of an image after its EXIF orientation is applied, decoding the header only
+ * where the format allows. Fails with CVIS_DECODE_ERROR on a corrupt or unknown file. */
+cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height);
+
+typedef struct cvis_unzip_limits {
+  uint64_t max_total_bytes;     /* default 8 GiB: sum of all extracted entries */
+  uint64_t max_entry_bytes;     /* default 1 GiB: one entry */
+  uint64_t max_entries;         /* default 100000 */
+} cvis_unzip_limits;
+
+void cvis_unzip_limits_default(cvis_unzip_limits* limits);
+
+/* Extracts a zip archive into dest_dir (which must exist), keeping its folder structure.
+ * Skips __MACOSX/ and any entry whose path has a component starting with '.'.
+ * Refuses the whole archive (CVIS_UNSAFE_ARCHIVE, the entry named in the message) when an entry
+ * is absolute, contains "..", or is a symbolic/hard link or device; CVIS_LIMIT_EXCEEDED when a cap
+ * is passed. On failure, files already written stay in dest_dir (the caller owns its cleanup). */
+cvis_status cvis_unzip(const char* archive_path, const char* dest_dir,
+                       const cvis_unzip_limits* limits, int32_t* files_written);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+/// C++ flags for the CVision core. The hot kernels (descriptor matching, cost functions) are
+/// always optimised, also in debug builds, so that tests run at a useful speed.
+let cxxFlags: [String] = [
+    "-O3", "-march=native", "-fno-math-errno",
+    "-I/usr/include/opencv4", "-I/usr/include/eigen3",
+]
+
+let package = Package(
+    name: "Photogrammetry",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "photogrammetry", targets: ["photogrammetry"]),
+        .library(name: "PhotogrammetryKit", targets: ["PhotogrammetryKit"]),
+    ],
+    targets: [
+        .target(
+            name: "CVision",
+            path: "CVision",
+            sources: ["src"],
+            publicHeadersPath: "include",
+            cxxSettings: [.unsafeFlags(cxxFlags)],
+            linkerSettings: [
+                .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_features2d"),
+                .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_flann"),
+                .linkedLibrary("ceres"), .linkedLibrary("glog"),
+                .linkedLibrary("exif"), .linkedLibrary("archive"),
+                .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(
+            name: "PhotogrammetryKit",
+            dependencies: ["CVision"],
+            path: "Sources/PhotogrammetryKit"
+        ),
+        .executableTarget(
+            name: "photogrammetry",
+            dependencies: ["PhotogrammetryKit"],
+            path: "Sources/photogrammetry"
+        ),
+        .testTarget(
+            name: "PhotogrammetryKitTests",
+            dependencies: ["PhotogrammetryKit"],
+            path: "Tests/PhotogrammetryKitTests"
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,53 @@
+/// The verified matches between images: the input of track building and SfM.
+public struct MatchGraph: Sendable {
+    /// One verified image pair.
+    public struct Edge: Sendable {
+        /// Indices of the two images (into the capture's image list), `first < second`.
+        public var first: Int
+        public var second: Int
+        /// Geometrically verified matches: keypoint index in `first`, keypoint index in `second`.
+        public var matches: [SIMD2<Int32>]
+        /// How the two views are related (general, planar, panoramic).
+        public var configuration: PairConfiguration
+        /// The fundamental matrix (row-major, pixels) the matches satisfy.
+        public var fundamental: [Double]
+
+        public init(first: Int, second: Int, matches: [SIMD2<Int32>],
+                    configuration: PairConfiguration, fundamental: [Double] = []) {
+            self.first = first
+            self.second = second
+            self.matches = matches
+            self.configuration = configuration
+            self.fundamental = fundamental
+        }
+    }
+
+    /// How many images the graph spans.
+    public var numImages: Int
+    /// The verified pairs.
+    public var edges: [Edge]
+
+    public init(numImages: Int, edges: [Edge] = []) {
+        self.numImages = numImages
+        self.edges = edges
+    }
+
+    /// For each image, the indices of the edges it takes part in.
+    public func edgesByImage() -> [[Int]] {
+        var result = Array(repeating: [Int](), count: numImages)
+        for (index, edge) in edges.enumerated() {
+            result[edge.first].append(index)
+            result[edge.second].append(index)
+        }
+        return result
+    }
+}
+
+/// How two views are related, as COLMAP's two-view configurations.
+public enum PairConfiguration: Int32, Sendable {
+    case degenerate = 0, calibrated = 1, uncalibrated = 2, planar = 3, panoramic = 4
+    case planarOrPanoramic = 5
+
+    /// Whether the pair has enough parallax to initialise a reconstruction.
+    public var hasGeneralMotion: Bool { self == .calibrated || self == .uncalibrated }
+}

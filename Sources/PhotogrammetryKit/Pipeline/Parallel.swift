@@ -1,0 +1,43 @@
+import Foundation
+
+/// Runs `body(i)` for every `i` in `0..<count` on `threads` threads, handing out indices in order.
+///
+/// Work items finish out of order; callers store results by index so the outcome is the same
+/// for any thread count (determinism).
+func parallelFor(_ count: Int, threads: Int, _ body: (Int) -> Void) {
+    guard count > 0 else { return }
+    let workers = max(1, min(threads, count))
+    if workers == 1 {
+        for i in 0..<count { body(i) }
+        return
+    }
+    let lock = NSLock()
+    var next = 0
+    withoutActuallyEscaping(body) { body in
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                lock.lock()
+                let i = next
+                next += 1
+                lock.unlock()
+                if i >= count { return }
+                body(i)
+            }
+        }
+    }
+}
+
+/// A fixed-size array that several threads fill at distinct indices.
+final class ResultSlots<T>: @unchecked Sendable {
+    private var storage: [T?]
+    private let lock = NSLock()
+
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+    subscript(i: Int) -> T? {
+        get { lock.lock(); defer { lock.unlock() }; return storage[i] }
+        set { lock.lock(); storage[i] = newValue; lock.unlock() }
+    }
+
+    var values: [T?] { lock.lock(); defer { lock.unlock() }; return storage }
+}

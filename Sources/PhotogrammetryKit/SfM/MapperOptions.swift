@@ -1,0 +1,61 @@
+/// Options of incremental structure from motion; defaults follow COLMAP's where they fit.
+public struct MapperOptions: Sendable {
+    /// Initial pair: minimum number of points it must triangulate. Default 100.
+    public var initMinNumPoints = 100
+    /// Initial pair: triangulation angles (degrees) tried in turn, strictest first. Default 16, 8, 4.
+    public var initMinTriangulationAnglesDeg: [Double] = [16, 8, 4]
+    /// Initial pair: how many of the best-connected pairs are examined. Default 40.
+    public var initMaxCandidatePairs = 40
+
+    /// Registration: PnP reprojection threshold in pixels. Default 4.
+    public var absolutePoseMaxErrorPx = 4.0
+    /// Registration: minimum PnP inliers. Default 30.
+    public var absolutePoseMinNumInliers = 30
+    /// Registration: minimum inlier ratio of the 2D-3D correspondences. Default 0.25.
+    public var absolutePoseMinInlierRatio = 0.25
+    /// Registration: attempts per image before it is given up. Default 3.
+    public var maxRegistrationTrials = 3
+
+    /// Triangulation: minimum ray angle in degrees. Default 1.5.
+    public var triangulationMinAngleDeg = 1.5
+    /// Triangulation and track continuation: reprojection threshold in pixels. Default 4.
+    public var triangulationMaxErrorPx = 4.0
+
+    /// Filtering after bundle adjustment: reprojection threshold in pixels. Default 4.
+    public var filterMaxReprojectionErrorPx = 4.0
+    /// Filtering: minimum triangulation angle of a point in degrees. Default 1.5.
+    public var filterMinTriangulationAngleDeg = 1.5
+
+    /// Local bundle adjustment: how many registered neighbours are refined with a new image. Default 6.
+    public var localBundleNumImages = 6
+    /// Global bundle adjustment runs when the model has grown by this factor since the last. Default 1.2.
+    public var globalBundleGrowthRatio = 1.2
+    /// Intrinsics are refined in global bundle adjustment once this many images are registered. Default 5.
+    public var refineIntrinsicsMinImages = 5
+    /// Whether intrinsics may be refined at all (false when the user fixed them). Default true.
+    public var refineIntrinsics = true
+    /// Robust loss scale of bundle adjustment in pixels. Default 1.
+    public var bundleLossScalePx = 1.0
+    /// Worker threads for bundle adjustment and triangulation. Default 2.
+    public var numThreads = 2
+    /// RANSAC seed. Default 0.
+    public var seed: UInt64 = 0
+
+    public init() {}
+
+    /// Throws when a value is out of its meaningful range.
+    public func validate() throws {
+        func require(_ condition: Bool, _ what: String) throws {
+            if !condition { throw PipelineError.invalidOption("mapper: \(what)") }
+        }
+        try require(initMinNumPoints >= 8, "initMinNumPoints must be at least 8")
+        try require(!initMinTriangulationAnglesDeg.isEmpty, "initMinTriangulationAnglesDeg is empty")
+        try require(absolutePoseMaxErrorPx > 0, "absolutePoseMaxErrorPx must be positive")
+        try require(absolutePoseMinNumInliers >= 6, "absolutePoseMinNumInliers must be at least 6")
+        try require((0...1).contains(absolutePoseMinInlierRatio), "absolutePoseMinInlierRatio outside 0...1")
+        try require(triangulationMaxErrorPx > 0 && filterMaxReprojectionErrorPx > 0, "error thresholds must be positive")
+        try require(localBundleNumImages >= 1, "localBundleNumImages must be at least 1")
+        try require(globalBundleGrowthRatio > 1, "globalBundleGrowthRatio must exceed 1")
+        try require(numThreads >= 1, "numThreads must be at least 1")
+    }
+}

@@ -10,7 +10,9 @@ extern "C" {
 
 typedef struct cvis_sift_options {
   int32_t max_features;          /* default 8192: keep the strongest by response */
-  int32_t max_image_size;        /* default 3200: longer side above this is downscaled first */
+  int32_t max_image_size;        /* default 1600: longer side above this is downscaled first
+                                    (OpenCV's SIFT doubles its input, so this samples scale
+                                    space like COLMAP's 3200; a 6 MP image takes < 1 s) */
   double contrast_threshold;     /* default 0.04 (OpenCV's; lower finds more in weak texture) */
   double edge_threshold;         /* default 10 */
   int32_t root_sift;             /* default 1: L1-normalise then square-root (Arandjelovic 2012) */

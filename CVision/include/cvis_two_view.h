@@ -23,7 +23,7 @@ typedef struct cvis_two_view_options {
   double confidence;            /* default 0.9999 */
   int32_t max_iterations;       /* default 10000 */
   int32_t min_num_inliers;      /* default 15 */
-  double min_inlier_ratio;      /* default 0.25 */
+  double min_inlier_ratio;      /* default 0.25: a-priori minimum, caps RANSAC iterations (COLMAP) */
   double max_h_inlier_ratio;    /* default 0.8: H/F inlier ratio above which a pair is planar */
   double min_e_f_inlier_ratio;  /* default 0.95: E/F inlier ratio for a calibrated pair */
   uint64_t seed;                /* default 0: RANSAC seed, so results are reproducible */

@@ -8,12 +8,12 @@ public struct MatchGraph: Sendable {
         /// Geometrically verified matches: keypoint index in `first`, keypoint index in `second`.
         public var matches: [SIMD2<Int32>]
         /// How the two views are related (general, planar, panoramic).
-        public var configuration: PairConfiguration
+        public var configuration: TwoViewGeometry.Configuration
         /// The fundamental matrix (row-major, pixels) the matches satisfy.
         public var fundamental: [Double]
 
         public init(first: Int, second: Int, matches: [SIMD2<Int32>],
-                    configuration: PairConfiguration, fundamental: [Double] = []) {
+                    configuration: TwoViewGeometry.Configuration, fundamental: [Double] = []) {
             self.first = first
             self.second = second
             self.matches = matches
@@ -43,11 +43,7 @@ public struct MatchGraph: Sendable {
     }
 }
 
-/// How two views are related, as COLMAP's two-view configurations.
-public enum PairConfiguration: Int32, Sendable {
-    case degenerate = 0, calibrated = 1, uncalibrated = 2, planar = 3, panoramic = 4
-    case planarOrPanoramic = 5
-
+extension TwoViewGeometry.Configuration {
     /// Whether the pair has enough parallax to initialise a reconstruction.
     public var hasGeneralMotion: Bool { self == .calibrated || self == .uncalibrated }
 }

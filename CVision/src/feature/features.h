@@ -1,0 +1,30 @@
+// The storage behind the opaque cvis_features handle. Descriptors are one contiguous row-major
+// float matrix (count x 128, unit L2 rows) so matching can map it into a GEMM without copying.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../../include/cvis_feature.h"
+
+struct cvis_features {
+  static constexpr int kDescriptorDim = 128;
+
+  int32_t image_width = 0;            // upright, full size
+  int32_t image_height = 0;
+  std::vector<float> keypoints;       // count x 4: x, y (COLMAP pixel convention), scale, angle
+  std::vector<float> descriptors;     // count x 128, unit L2 length
+  std::vector<uint8_t> colors;        // count x 3, RGB
+
+  int32_t Count() const { return static_cast<int32_t>(keypoints.size() / 4); }
+};
+
+namespace cvis {
+
+// Descriptors are quantised to bytes (x 512, saturated, as COLMAP stores them) both when
+// extracted and when loaded, so a checkpoint reloads bit-identical features at a quarter of the
+// size. These convert between the two forms; the float form is renormalised to unit length.
+void QuantizeDescriptor(const float* unit, uint8_t* bytes);
+void DequantizeDescriptor(const uint8_t* bytes, float* unit);
+
+}  // namespace cvis

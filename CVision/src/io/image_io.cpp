@@ -1,0 +1,166 @@
+// Decoding with our own EXIF orientation handling. OpenCV applies EXIF orientation itself only
+// for some formats and flag combinations; we always ask it not to (IMREAD_IGNORE_ORIENTATION) and
+// apply the libexif tag ourselves, so decode and cvis_probe_image can never disagree.
+#include "image_io.h"
+
+#include <cstdio>
+#include <cstring>
+#include <cerrno>
+#include <utility>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "../../include/cvis_io.h"
+#include "../util/status.h"
+
+namespace cvis {
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+cv::Mat ApplyExifOrientation(const cv::Mat& image, int orientation) {
+  cv::Mat out;
+  switch (orientation) {
+    case 2: cv::flip(image, out, 1); break;                      // mirrored horizontally
+    case 3: cv::flip(image, out, -1); break;                     // rotated 180
+    case 4: cv::flip(image, out, 0); break;                      // mirrored vertically
+    case 5: cv::transpose(image, out); break;                    // transposed
+    case 6: cv::transpose(image, out); cv::flip(out, out, 1); break;   // rotate 90 CW
+    case 7: cv::transpose(image, out); cv::flip(out, out, -1); break;  // transverse
+    case 8: cv::transpose(image, out); cv::flip(out, out, 0); break;   // rotate 90 CCW
+    default: return image;
+  }
+  return out;
+}
+
+namespace {
+
+// Distinguishes "cannot read" (IO) from "cannot decode" (content) before handing to OpenCV,
+// which reports both as an empty Mat.
+cvis_status CheckReadable(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot open (", std::strerror(errno), ")"));
+  }
+  std::fseek(file, 0, SEEK_END);
+  const long size = std::ftell(file);
+  std::fclose(file);
+  if (size <= 0) return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": empty file"));
+  return CVIS_OK;
+}
+
+// A guess at why a decode failed, from the first bytes, for a more useful message.
+std::string DecodeHint(const std::string& path) {
+  unsigned char head[8] = {0};
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return "";
+  const size_t got = std::fread(head, 1, sizeof(head), file);
+  std::fclose(file);
+  if (got >= 2 && head[0] == 0xFF && head[1] == 0xD8) return " (truncated or corrupt JPEG?)";
+  if (got >= 8 && std::memcmp(head, "\x89PNG", 4) == 0) return " (truncated or corrupt PNG?)";
+  return " (unknown format)";
+}
+
+}  // namespace
+
+cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image) {
+  if (cvis_status status = CheckReadable(path); status != CVIS_OK) return status;
+  cv::Mat decoded = cv::imread(path, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
+  if (decoded.empty()) {
+    return Fail(CVIS_DECODE_ERROR,
+                Str(BaseName(path), ": not a decodable image", DecodeHint(path)));
+  }
+  *image = apply_orientation ? ApplyExifOrientation(decoded, ReadExifOrientation(path)) : decoded;
+  return CVIS_OK;
+}
+
+cvis_status DecodeMask(const std::string& path, cv::Mat* mask) {
+  if (cvis_status status = CheckReadable(path); status != CVIS_OK) return status;
+  *mask = cv::imread(path, cv::IMREAD_GRAYSCALE | cv::IMREAD_IGNORE_ORIENTATION);
+  if (mask->empty()) {
+    return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": not a decodable mask", DecodeHint(path)));
+  }
+  return CVIS_OK;
+}
+
+}  // namespace cvis
+
+namespace cvis {
+namespace {
+
+uint32_t BigEndian32(const unsigned char* bytes) {
+  return (uint32_t(bytes[0]) << 24) | (uint32_t(bytes[1]) << 16) | (uint32_t(bytes[2]) << 8) |
+         uint32_t(bytes[3]);
+}
+
+// PNG: the IHDR chunk is always first, at a fixed offset.
+bool ProbePng(FILE* file, int* width, int* height) {
+  unsigned char head[24];
+  if (std::fseek(file, 0, SEEK_SET) != 0 || std::fread(head, 1, 24, file) != 24) return false;
+  if (std::memcmp(head, "\x89PNG\r\n\x1a\n", 8) != 0 || std::memcmp(head + 12, "IHDR", 4) != 0) {
+    return false;
+  }
+  *width = int(BigEndian32(head + 16));
+  *height = int(BigEndian32(head + 20));
+  return *width > 0 && *height > 0;
+}
+
+// JPEG: walk the marker segments up to the first start-of-frame (SOF0..SOF15 except DHT, JPG
+// and DAC), which holds the frame size; never reads the entropy-coded data.
+bool ProbeJpeg(FILE* file, int* width, int* height) {
+  unsigned char bytes[9];
+  if (std::fseek(file, 0, SEEK_SET) != 0 || std::fread(bytes, 1, 2, file) != 2) return false;
+  if (bytes[0] != 0xFF || bytes[1] != 0xD8) return false;
+  for (int segments = 0; segments < 4096; ++segments) {
+    int marker = std::fgetc(file);
+    while (marker == 0xFF) marker = std::fgetc(file);  // fill bytes
+    if (marker == EOF) return false;
+    if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;
+    if (std::fread(bytes, 1, 2, file) != 2) return false;
+    const int length = (bytes[0] << 8) | bytes[1];
+    if (length < 2) return false;
+    const bool is_sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
+                        marker != 0xCC;
+    if (is_sof) {
+      if (std::fread(bytes, 1, 5, file) != 5) return false;
+      *height = (bytes[1] << 8) | bytes[2];
+      *width = (bytes[3] << 8) | bytes[4];
+      return *width > 0 && *height > 0;
+    }
+    if (marker == 0xDA || marker == 0xD9) return false;  // scan or end before any frame
+    if (std::fseek(file, length - 2, SEEK_CUR) != 0) return false;
+  }
+  return false;
+}
+
+}  // namespace
+}  // namespace cvis
+
+extern "C" cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height) {
+  return cvis::Guard([&] {
+    if (path == nullptr || width == nullptr || height == nullptr) {
+      return cvis::Fail(CVIS_INVALID_ARGUMENT, "cvis_probe_image: null argument");
+    }
+    if (cvis_status status = cvis::CheckReadable(path); status != CVIS_OK) return status;
+    int w = 0, h = 0;
+    FILE* file = std::fopen(path, "rb");
+    const bool parsed = file != nullptr && (cvis::ProbePng(file, &w, &h) ||
+                                            cvis::ProbeJpeg(file, &w, &h));
+    if (file != nullptr) std::fclose(file);
+    if (!parsed) {
+      // Other formats (PGM, TIFF, WebP...): a full decode is the only portable way.
+      cv::Mat image;
+      if (cvis_status status = cvis::DecodeImage(path, false, &image); status != CVIS_OK) {
+        return status;
+      }
+      w = image.cols;
+      h = image.rows;
+    }
+    if (cvis::OrientationSwapsAxes(cvis::ReadExifOrientation(path))) std::swap(w, h);
+    *width = w;
+    *height = h;
+    return CVIS_OK;
+  });
+}

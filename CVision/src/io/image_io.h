@@ -1,0 +1,33 @@
+// Image decoding shared by feature extraction and probing: one place decides how EXIF orientation
+// is applied, so keypoints, colours, masks and probed sizes all live in the same upright frame.
+#pragma once
+
+#include <string>
+
+#include <opencv2/core.hpp>
+
+#include "../../include/cvis_core.h"
+
+namespace cvis {
+
+// The last path component, for one-line messages that name the file at fault.
+std::string BaseName(const std::string& path);
+
+// EXIF orientation tag (1..8) of a file, 0 when absent or unreadable.
+int ReadExifOrientation(const std::string& path);
+
+// Rotates/flips an image as stored so that it is upright (EXIF orientation 1..8; others: no-op).
+cv::Mat ApplyExifOrientation(const cv::Mat& image, int orientation);
+
+// True for orientations 5..8, which swap width and height.
+inline bool OrientationSwapsAxes(int orientation) { return orientation >= 5 && orientation <= 8; }
+
+// Decodes path as 8-bit BGR (grey images are replicated), upright when apply_orientation.
+// Returns CVIS_IO_ERROR for an unreadable file and CVIS_DECODE_ERROR for an undecodable one,
+// with the message set.
+cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image);
+
+// Decodes an 8-bit single-channel mask as stored (masks are written upright already).
+cvis_status DecodeMask(const std::string& path, cv::Mat* mask);
+
+}  // namespace cvis

@@ -1,0 +1,124 @@
+import CVision
+import Foundation
+
+/// Options of SIFT extraction.
+public struct SIFTOptions: Sendable, Equatable {
+    /// Features kept, the strongest by detector response. Default 8192.
+    public var maxFeatures: Int = 8192
+    /// Longer image side above which the image is downscaled before detection. Default 1600.
+    ///
+    /// OpenCV's SIFT doubles its input first, so 1600 already samples scale space like
+    /// COLMAP's 3200 and keeps a 6 MP image well under a second on one core.
+    public var maxImageSize: Int = 1600
+    /// Detector contrast threshold; lower finds more features in weak texture. Default 0.04.
+    public var contrastThreshold: Double = 0.04
+    /// Detector edge threshold (principal curvature ratio). Default 10.
+    public var edgeThreshold: Double = 10
+    /// RootSIFT descriptors (L1-normalise then square root). Default true.
+    public var rootSIFT: Bool = true
+    /// Keypoints in the upright image (EXIF orientation applied). Default true.
+    public var applyEXIFOrientation: Bool = true
+
+    /// Creates the default options.
+    public init() {}
+
+    /// Throws ``CVisionError/Code/invalidArgument`` when a value is out of range.
+    public func validate() throws {
+        guard maxFeatures > 0, maxFeatures <= Int(Int32.max) else {
+            throw CVisionError(code: .invalidArgument, message: "SIFTOptions.maxFeatures must be > 0")
+        }
+        guard maxImageSize >= 16, maxImageSize <= Int(Int32.max) else {
+            throw CVisionError(code: .invalidArgument, message: "SIFTOptions.maxImageSize must be >= 16")
+        }
+        guard contrastThreshold > 0, edgeThreshold > 0 else {
+            throw CVisionError(
+                code: .invalidArgument, message: "SIFTOptions thresholds must be > 0")
+        }
+    }
+
+    func cOptions() -> cvis_sift_options {
+        cvis_sift_options(
+            max_features: Int32(maxFeatures), max_image_size: Int32(maxImageSize),
+            contrast_threshold: contrastThreshold, edge_threshold: edgeThreshold,
+            root_sift: rootSIFT ? 1 : 0, apply_exif_orientation: applyEXIFOrientation ? 1 : 0)
+    }
+}
+
+/// SIFT keypoints, descriptors and colours of one image, owned by the C++ core.
+///
+/// Immutable once created; matching may read one set from several threads at once.
+public final class FeatureSet: @unchecked Sendable {
+    let handle: OpaquePointer
+
+    init(handle: OpaquePointer) { self.handle = handle }
+
+    deinit { cvis_features_destroy(handle) }
+
+    /// Decodes `imageURL` and extracts SIFT features, keeping only those every given mask keeps.
+    ///
+    /// - Parameters:
+    ///   - imageURL: The image (JPEG, PNG, ...).
+    ///   - maskURL: An optional 8-bit mask in upright pixels, 255 = keep (resized if needed).
+    ///   - keepRect: An optional keep-rectangle in upright pixels.
+    ///   - options: Extraction options.
+    public static func extract(
+        imageURL: URL, maskURL: URL? = nil, keepRect: CGRect? = nil,
+        options: SIFTOptions = SIFTOptions()
+    ) throws -> FeatureSet {
+        try options.validate()
+        var cOptions = options.cOptions()
+        var handle: OpaquePointer?
+        if let keepRect {
+            var rect = cvis_rect(
+                x: Double(keepRect.minX), y: Double(keepRect.minY),
+                width: Double(keepRect.width), height: Double(keepRect.height))
+            try check(cvis_extract_features(imageURL.path, maskURL?.path, &rect, &cOptions, &handle))
+        } else {
+            try check(cvis_extract_features(imageURL.path, maskURL?.path, nil, &cOptions, &handle))
+        }
+        return FeatureSet(handle: handle!)
+    }
+
+    /// Loads features written by ``save(to:)``.
+    public static func load(from url: URL) throws -> FeatureSet {
+        var handle: OpaquePointer?
+        try check(cvis_features_load(url.path, &handle))
+        return FeatureSet(handle: handle!)
+    }
+
+    /// Writes the features to `url` (atomically, as a checkpoint).
+    public func save(to url: URL) throws {
+        try check(cvis_features_save(handle, url.path))
+    }
+
+    /// Number of features.
+    public var count: Int { Int(cvis_features_count(handle)) }
+
+    /// Width of the full-size upright image, in pixels.
+    public var imageWidth: Int { Int(cvis_features_image_width(handle)) }
+
+    /// Height of the full-size upright image, in pixels.
+    public var imageHeight: Int { Int(cvis_features_image_height(handle)) }
+
+    /// Keypoint `index` as (x, y, scale, orientation): pixels with the top-left pixel's centre at
+    /// (0.5, 0.5) in the full-size upright image, scale in pixels, orientation in radians.
+    public func keypoint(at index: Int) -> SIMD4<Float> {
+        precondition(index >= 0 && index < count, "keypoint index \(index) out of range")
+        let base = cvis_features_keypoints(handle)! + 4 * index
+        return SIMD4(base[0], base[1], base[2], base[3])
+    }
+
+    /// All keypoints, as ``keypoint(at:)`` gives them.
+    public var keypoints: [SIMD4<Float>] {
+        let n = count
+        guard n > 0, let base = cvis_features_keypoints(handle) else { return [] }
+        return (0..<n).map { SIMD4(base[4 * $0], base[4 * $0 + 1], base[4 * $0 + 2], base[4 * $0 + 3]) }
+    }
+
+    /// RGB colour of the image at each keypoint.
+    public var colors: [SIMD3<UInt8>] {
+        let n = count
+        guard n > 0, let base = cvis_features_colors(handle) else { return [] }
+        return (0..<n).map { SIMD3(base[3 * $0], base[3 * $0 + 1], base[3 * $0 + 2]) }
+    }
+}

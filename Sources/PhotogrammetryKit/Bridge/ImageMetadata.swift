@@ -1,0 +1,98 @@
+import CVision
+import Foundation
+
+/// What an image's EXIF says about it; zero or empty where a tag is absent.
+public struct ImageMetadata: Sendable, Equatable {
+    /// EXIF orientation 1...8, or 0 when absent.
+    public var orientation: Int
+    /// `FocalLength` in millimetres.
+    public var focalLengthMM: Double
+    /// `FocalLengthIn35mmFilm` in millimetres.
+    public var focalLength35mm: Double
+    /// `FocalPlaneXResolution`, pixels per unit.
+    public var focalPlaneXResolution: Double
+    /// The focal plane resolution unit, in millimetres.
+    public var focalPlaneUnitMM: Double
+    /// `PixelXDimension` as stored (before orientation).
+    public var pixelWidth: Int
+    /// `PixelYDimension` as stored (before orientation).
+    public var pixelHeight: Int
+    /// Camera maker.
+    public var make: String
+    /// Camera model.
+    public var model: String
+
+    /// Reads the EXIF of `url`; a file without EXIF gives an all-zero value, not an error.
+    public static func read(from url: URL) throws -> ImageMetadata {
+        var info = cvis_exif_info()
+        try check(cvis_read_exif(url.path, &info))
+        return ImageMetadata(
+            orientation: Int(info.orientation), focalLengthMM: info.focal_length_mm,
+            focalLength35mm: info.focal_length_35mm,
+            focalPlaneXResolution: info.focal_plane_x_resolution,
+            focalPlaneUnitMM: info.focal_plane_unit_mm, pixelWidth: Int(info.pixel_width),
+            pixelHeight: Int(info.pixel_height), make: string(fromTuple: &info.make),
+            model: string(fromTuple: &info.model))
+    }
+
+    /// Width and height of the image at `url` once its EXIF orientation is applied.
+    ///
+    /// Reads only the header of JPEG and PNG files; other formats are decoded.
+    public static func probeSize(of url: URL) throws -> (width: Int, height: Int) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        try check(cvis_probe_image(url.path, &width, &height))
+        return (Int(width), Int(height))
+    }
+
+    private static func string<T>(fromTuple tuple: inout T) -> String {
+        withUnsafeBytes(of: &tuple) { bytes in
+            let characters = bytes.prefix { $0 != 0 }
+            return String(decoding: characters, as: UTF8.self)
+        }
+    }
+}
+
+/// Caps that bound what ``ZipArchive/extract(_:to:limits:)`` writes.
+public struct UnzipLimits: Sendable, Equatable {
+    /// Sum of all extracted entries, in bytes. Default 8 GiB.
+    public var maxTotalBytes: UInt64 = 8 << 30
+    /// Size of one entry, in bytes. Default 1 GiB.
+    public var maxEntryBytes: UInt64 = 1 << 30
+    /// Number of entries in the archive. Default 100 000.
+    public var maxEntries: UInt64 = 100_000
+
+    /// Creates the default limits.
+    public init() {}
+
+    /// Throws unless every cap is positive.
+    public func validate() throws {
+        guard maxTotalBytes > 0, maxEntryBytes > 0, maxEntries > 0 else {
+            throw CVisionError(code: .invalidArgument, message: "UnzipLimits: every cap must be > 0")
+        }
+    }
+
+    func cLimits() -> cvis_unzip_limits {
+        cvis_unzip_limits(
+            max_total_bytes: maxTotalBytes, max_entry_bytes: maxEntryBytes, max_entries: maxEntries)
+    }
+}
+
+/// Safe extraction of zip archives (captures exported by phone apps).
+public enum ZipArchive {
+    /// Extracts `archive` into the existing directory `destination`; returns the files written.
+    ///
+    /// Skips `__MACOSX/` and dot-files. Throws ``CVisionError/Code/unsafeArchive`` (naming the
+    /// entry) for absolute paths, `..`, links and devices, and ``CVisionError/Code/limitExceeded``
+    /// when a cap in `limits` is passed. Files written before a failure stay in `destination`.
+    @discardableResult
+    public static func extract(
+        _ archive: URL, to destination: URL, limits: UnzipLimits = UnzipLimits()
+    ) throws -> Int {
+        try limits.validate()
+        var cLimits = limits.cLimits()
+        var written: Int32 = 0
+        try check(cvis_unzip(archive.path, destination.path, &cLimits, &written))
+        return Int(written)
+    }
+}

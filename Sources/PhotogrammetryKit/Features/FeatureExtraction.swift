@@ -1,0 +1,67 @@
+import Foundation
+
+/// Stage 2: SIFT features of every image, in parallel, with per-image failures kept apart.
+public enum FeatureExtraction {
+    /// The outcome for the capture: features per image (nil where extraction failed) and why.
+    public struct Result {
+        public var features: [FeatureSet?]
+        public var failures: [(index: Int, reason: String)]
+    }
+
+    /// Extracts features for each image of the capture.
+    /// - Parameters:
+    ///   - masks: for each image, an optional mask file (255 = keep).
+    ///   - cacheDirectory: where features are checkpointed; a rerun loads them instead.
+    public static func run(capture: Capture, masks: [URL?], options: SIFTOptions, threads: Int,
+                           cacheDirectory: URL?, progress: ProgressSink?) throws -> Result {
+        let n = capture.images.count
+        let slots = ResultSlots<Swift.Result<FeatureSet, CVisionError>>(count: n)
+        let done = ResultSlots<Bool>(count: 1)
+        var completed = 0
+        let lock = NSLock()
+        parallelFor(n, threads: threads) { i in
+            let image = capture.images[i]
+            let cache = cacheDirectory?.appendingPathComponent(cacheName(image.name))
+            if let cache, FileManager.default.fileExists(atPath: cache.path),
+               let cached = try? FeatureSet.load(from: cache) {
+                slots[i] = .success(cached)
+            } else {
+                do {
+                    let features = try FeatureSet.extract(imageURL: image.url, maskURL: masks[i], keepRect: nil,
+                                                          options: options)
+                    if let cache { try? features.save(to: cache) }
+                    slots[i] = .success(features)
+                } catch let error as CVisionError {
+                    slots[i] = .failure(error)
+                } catch {
+                    slots[i] = .failure(CVisionError(code: .internalError, message: "\(error)"))
+                }
+            }
+            lock.lock()
+            completed += 1
+            let count = completed
+            lock.unlock()
+            if progress?.update(stage: "features", done: count, total: n) == false { done[0] = true }
+        }
+        if done[0] == true { throw PipelineError.cancelled }
+        var features: [FeatureSet?] = []
+        var failures: [(Int, String)] = []
+        for (i, slot) in slots.values.enumerated() {
+            switch slot {
+            case .success(let set)?: features.append(set)
+            case .failure(let error)?:
+                features.append(nil)
+                failures.append((i, error.message))
+            case nil:
+                features.append(nil)
+                failures.append((i, "not processed"))
+            }
+        }
+        return Result(features: features, failures: failures)
+    }
+
+    /// A flat, collision-free cache file name for an image name that may hold folders.
+    static func cacheName(_ imageName: String) -> String {
+        imageName.replacingOccurrences(of: "/", with: "__") + ".sift"
+    }
+}

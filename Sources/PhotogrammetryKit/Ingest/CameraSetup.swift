@@ -1,0 +1,90 @@
+import Foundation
+
+/// Pinhole intrinsics the user gives with `--intrinsics fx,fy,cx,cy`: held fixed throughout.
+public struct FixedIntrinsics: Sendable, Equatable {
+    public var fx, fy, cx, cy: Double
+
+    public init(fx: Double, fy: Double, cx: Double, cy: Double) {
+        (self.fx, self.fy, self.cx, self.cy) = (fx, fy, cx, cy)
+    }
+
+    /// Parses "fx,fy,cx,cy".
+    public init?(parsing text: String) {
+        let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard values.count == 4, values[0] > 0, values[1] > 0 else { return nil }
+        self.init(fx: values[0], fy: values[1], cx: values[2], cy: values[3])
+    }
+}
+
+/// The cameras of a capture: which images share intrinsics, and the starting focal lengths.
+public struct CameraSetup: Sendable {
+    /// One camera per group of images that share them.
+    public var cameras: [Camera]
+    /// For each capture image, its camera's id.
+    public var cameraOfImage: [CameraID]
+    /// Cameras whose focal length came from the user or EXIF rather than a guess.
+    public var hasPrior: [CameraID: Bool]
+    /// Whether the user fixed the intrinsics (no refinement).
+    public var isFixed: Bool
+
+    /// Groups images into cameras and sets their starting intrinsics.
+    ///
+    /// Images share a camera when they share size and EXIF make, model and focal length; images
+    /// without any EXIF camera identity share one only if all of them look alike (a capture from one
+    /// device), else each gets its own. The focal length comes from `fixed`, else EXIF (35 mm
+    /// equivalent, else focal length and focal-plane resolution), else 1.2 x the longer side
+    /// (COLMAP's guess), which self-calibration then refines.
+    public init(capture: Capture, fixed: FixedIntrinsics?, model: CameraModel = .simpleRadial) {
+        let keys = capture.images.map { image -> String in
+            "\(image.width)x\(image.height)|\(image.exif.make)|\(image.exif.model)|\(image.exif.focalLengthMM)"
+        }
+        let allAlike = Set(keys).count == 1
+        var cameraOfKey: [String: CameraID] = [:]
+        var cameras: [Camera] = []
+        var hasPrior: [CameraID: Bool] = [:]
+        var cameraOfImage: [CameraID] = []
+        for (i, image) in capture.images.enumerated() {
+            let identified = !image.exif.make.isEmpty || !image.exif.model.isEmpty
+            let key = (allAlike || identified || fixed != nil) ? keys[i] : "image \(i)"
+            if let id = cameraOfKey[key] { cameraOfImage.append(id); continue }
+            let id = CameraID(cameras.count + 1)
+            cameraOfKey[key] = id
+            cameraOfImage.append(id)
+            let w = Double(image.width), h = Double(image.height)
+            if let k = fixed {
+                cameras.append(Camera(id: id, model: .pinhole, width: image.width, height: image.height,
+                                      params: [k.fx, k.fy, k.cx, k.cy]))
+                hasPrior[id] = true
+                continue
+            }
+            let prior = Self.exifFocalLength(image)
+            hasPrior[id] = prior != nil
+            let f = prior ?? 1.2 * max(w, h)
+            var params = [f, w / 2, h / 2]
+            if model == .simpleRadial { params.append(0) }
+            if model == .radial { params += [0, 0] }
+            cameras.append(Camera(id: id, model: model, width: image.width, height: image.height, params: params))
+        }
+        self.cameras = cameras
+        self.cameraOfImage = cameraOfImage
+        self.hasPrior = hasPrior
+        self.isFixed = fixed != nil
+    }
+
+    /// The focal length in pixels EXIF implies, if it says enough.
+    static func exifFocalLength(_ image: CaptureImage) -> Double? {
+        let longSide = Double(max(image.width, image.height))
+        if image.exif.focalLength35mm > 0 {
+            // 35 mm equivalent: the longer side of a 36 x 24 mm frame.
+            return image.exif.focalLength35mm / 36 * longSide
+        }
+        if image.exif.focalLengthMM > 0 && image.exif.focalPlaneXResolution > 0 && image.exif.focalPlaneUnitMM > 0 {
+            let pixelsPerMM = image.exif.focalPlaneXResolution / image.exif.focalPlaneUnitMM
+            var f = image.exif.focalLengthMM * pixelsPerMM
+            let storedWidth = Double(max(image.exif.pixelWidth, image.exif.pixelHeight))
+            if storedWidth > 0 { f *= longSide / storedWidth }
+            return f
+        }
+        return nil
+    }
+}

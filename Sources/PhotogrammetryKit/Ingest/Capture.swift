@@ -1,0 +1,33 @@
+import Foundation
+
+/// One usable image of a capture.
+public struct CaptureImage: Sendable {
+    /// The path relative to the capture's image folder (COLMAP's image NAME).
+    public var name: String
+    public var url: URL
+    /// Size after EXIF orientation.
+    public var width: Int
+    public var height: Int
+    public var exif: ImageMetadata
+}
+
+/// An image left out, with the reason, as `rejected_images` in the report.
+public struct RejectedImage: Codable, Sendable, Equatable {
+    public var name: String
+    public var reason: String
+    public init(name: String, reason: String) {
+        self.name = name
+        self.reason = reason
+    }
+}
+
+/// The images of one capture, read from a folder or a zip, with what was rejected and why.
+public struct Capture: Sendable {
+    /// The folder the image names are relative to.
+    public var imageRoot: URL
+    /// Usable images, ordered by name.
+    public var images: [CaptureImage]
+    public var rejected: [RejectedImage]
+    /// Every image file found, usable or not.
+    public var imagesTotal: Int { images.count + rejected.count }
+}

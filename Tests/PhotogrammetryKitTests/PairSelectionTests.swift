@@ -1,0 +1,23 @@
+import XCTest
+@testable import PhotogrammetryKit
+
+/// Pair selection: exhaustive when small, n log n when large, never a pair twice.
+final class PairSelectionTests: XCTestCase {
+    func testSmallCapturesAreExhaustive() {
+        let pairs = PairSelection.pairs(count: 12, options: PairSelectionOptions())
+        XCTAssertEqual(pairs.count, 12 * 11 / 2)
+        XCTAssertTrue(pairs.allSatisfy { $0.x < $0.y })
+    }
+
+    func testLargeCapturesGrowSubquadratically() {
+        let options = PairSelectionOptions()
+        let n1 = PairSelection.pairs(count: 200, options: options).count
+        let n2 = PairSelection.pairs(count: 800, options: options).count
+        XCTAssertLessThan(Double(n2) / Double(n1), 5.0, "4x the images must cost well under 16x the pairs")
+        XCTAssertLessThan(n2, 800 * 799 / 2 / 20)
+        let pairs = PairSelection.pairs(count: 800, options: options)
+        XCTAssertEqual(Set(pairs).count, pairs.count, "no duplicates")
+        XCTAssertTrue(pairs.contains(SIMD2(0, 799)), "the walk's ends are matched to close the loop")
+        XCTAssertTrue(pairs.contains(SIMD2(100, 110)))
+    }
+}

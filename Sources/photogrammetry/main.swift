@@ -1,1 +1,37 @@
+import Foundation
 import PhotogrammetryKit
+
+/// The `photogrammetry` command: dispatches to a subcommand and turns failures into one line
+/// on standard error and a non-zero exit code.
+let usage = """
+usage:
+  photogrammetry reconstruct INPUT OUTPUT [--detail preview|reduced|medium|full|raw] [--room]
+                 [--mask mask.json|MASK_DIR] [--intrinsics fx,fy,cx,cy] [--sparse-only]
+                 [--threads N] [--seed N] [--progress tty|json|none]
+  photogrammetry compare MODEL REFERENCE
+  photogrammetry --version
+"""
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(2)
+}
+arguments.removeFirst()
+
+do {
+    switch command {
+    case "reconstruct": try ReconstructCommand.run(arguments)
+    case "compare": try CompareCommand.run(arguments)
+    case "--version", "version": print("photogrammetry 0.1.0")
+    case "--help", "-h", "help": print(usage)
+    default:
+        throw ArgumentParser.Failure(description: "unknown command '\(command)'")
+    }
+} catch let failure as ArgumentParser.Failure {
+    FileHandle.standardError.write(Data("photogrammetry: \(failure)\n\(usage)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("photogrammetry: error: \(error)\n".utf8))
+    exit(1)
+}

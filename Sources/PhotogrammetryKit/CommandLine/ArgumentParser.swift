@@ -26,6 +26,7 @@ public struct ArgumentParser {
     /// A parse failure, printed as one line.
     public struct Failure: Error, CustomStringConvertible, Equatable {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Parses `arguments` (without the program and subcommand names).

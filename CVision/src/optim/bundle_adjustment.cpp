@@ -1,0 +1,330 @@
+// Bundle adjustment with Ceres (cvis_bundle.h): cameras, poses and points refined together, and
+// the project/unproject entry points that share the same camera models.
+#include <ceres/ceres.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "../../include/cvis_bundle.h"
+#include "../util/status.h"
+#include "camera_models.h"
+#include "cost_functions.h"
+
+namespace cvis {
+namespace {
+
+// Ceres aborts on inconsistent input, so everything is checked here before a Problem exists.
+cvis_status ValidateProblem(const cvis_ba_problem& p, const cvis_ba_options& o) {
+  if (p.num_cameras < 0 || p.num_images < 0 || p.num_points < 0 || p.num_observations < 0) {
+    return Fail(CVIS_INVALID_ARGUMENT,
+                Str("negative size: cameras ", p.num_cameras, ", images ", p.num_images,
+                    ", points ", p.num_points, ", observations ", p.num_observations));
+  }
+  if ((p.num_cameras > 0 && (!p.camera_models || !p.camera_params)) ||
+      (p.num_images > 0 && (!p.image_camera || !p.image_poses || !p.pose_mode)) ||
+      (p.num_points > 0 && !p.points3D) ||
+      (p.num_observations > 0 && (!p.obs_image || !p.obs_point || !p.obs_xy))) {
+    return Fail(CVIS_INVALID_ARGUMENT, "a required array is NULL");
+  }
+  for (int32_t i = 0; i < p.num_cameras; ++i) {
+    if (!IsValidCameraModel(p.camera_models[i])) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("camera ", i, ": unknown model ", p.camera_models[i]));
+    }
+    const double* params = p.camera_params + size_t(i) * CVIS_CAMERA_PARAMS_STRIDE;
+    for (int k = 0; k < CameraModelNumParams(p.camera_models[i]); ++k) {
+      if (!std::isfinite(params[k])) {
+        return Fail(CVIS_INVALID_ARGUMENT, Str("camera ", i, ": parameter ", k, " is not finite"));
+      }
+    }
+    if (!(params[0] > 0) || (p.camera_models[i] == CVIS_PINHOLE && !(params[1] > 0))) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("camera ", i, ": focal length must be positive"));
+    }
+  }
+  for (int32_t i = 0; i < p.num_images; ++i) {
+    if (p.image_camera[i] < 0 || p.image_camera[i] >= p.num_cameras) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("image ", i, ": camera index ", p.image_camera[i],
+                                             " out of range 0..", p.num_cameras - 1));
+    }
+    const int32_t mode = p.pose_mode[i];
+    if (mode != CVIS_POSE_FREE && mode != CVIS_POSE_CONSTANT && (mode < 0 || mode > 2)) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("image ", i, ": unknown pose mode ", mode));
+    }
+    for (int k = 0; k < 6; ++k) {
+      if (!std::isfinite(p.image_poses[size_t(i) * 6 + k])) {
+        return Fail(CVIS_INVALID_ARGUMENT, Str("image ", i, ": pose is not finite"));
+      }
+    }
+  }
+  for (int64_t k = 0; k < int64_t(p.num_points) * 3; ++k) {
+    if (!std::isfinite(p.points3D[k])) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("point ", k / 3, " is not finite"));
+    }
+  }
+  for (int32_t k = 0; k < p.num_observations; ++k) {
+    if (p.obs_image[k] < 0 || p.obs_image[k] >= p.num_images) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("observation ", k, ": image index ", p.obs_image[k],
+                                             " out of range 0..", p.num_images - 1));
+    }
+    if (p.obs_point[k] < 0 || p.obs_point[k] >= p.num_points) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("observation ", k, ": point index ", p.obs_point[k],
+                                             " out of range 0..", p.num_points - 1));
+    }
+    if (!std::isfinite(p.obs_xy[2 * size_t(k)]) || !std::isfinite(p.obs_xy[2 * size_t(k) + 1])) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("observation ", k, " is not finite"));
+    }
+  }
+  if (o.loss < CVIS_LOSS_TRIVIAL || o.loss > CVIS_LOSS_SOFT_L1) {
+    return Fail(CVIS_INVALID_ARGUMENT, Str("unknown loss ", o.loss));
+  }
+  if (!(o.loss_scale_px > 0) || o.max_iterations < 0 || !(o.function_tolerance >= 0) ||
+      !(o.gradient_tolerance >= 0) || !(o.parameter_tolerance >= 0) || o.num_threads < 1) {
+    return Fail(CVIS_INVALID_ARGUMENT,
+                "options: loss_scale_px > 0, max_iterations >= 0, tolerances >= 0 and "
+                "num_threads >= 1 required");
+  }
+  return CVIS_OK;
+}
+
+ceres::LossFunction* MakeLoss(const cvis_ba_options& o) {
+  switch (o.loss) {
+    case CVIS_LOSS_HUBER: return new ceres::HuberLoss(o.loss_scale_px);
+    case CVIS_LOSS_CAUCHY: return new ceres::CauchyLoss(o.loss_scale_px);
+    case CVIS_LOSS_SOFT_L1: return new ceres::SoftLOneLoss(o.loss_scale_px);
+    default: return nullptr;  // trivial: plain squared error
+  }
+}
+
+// Pixel reprojection error of one observation; false when the point is not in front.
+bool ObservationError(const cvis_ba_problem& p, int32_t k, double* squared_error) {
+  const int32_t image = p.obs_image[k];
+  const int32_t camera = p.image_camera[image];
+  const double* params = p.camera_params + size_t(camera) * CVIS_CAMERA_PARAMS_STRIDE;
+  const double* pose = p.image_poses + size_t(image) * 6;
+  const double* point = p.points3D + size_t(p.obs_point[k]) * 3;
+  double r[2];
+  VisitCameraModel(p.camera_models[camera], [&](auto model) {
+    ReprojectionError<decltype(model)>(p.obs_xy[2 * size_t(k)], p.obs_xy[2 * size_t(k) + 1])(
+        pose, point, params, r);
+  });
+  double depth[3];
+  ceres::AngleAxisRotatePoint(pose, point, depth);
+  if (!(depth[2] + pose[5] > kMinDepth)) return false;
+  *squared_error = r[0] * r[0] + r[1] * r[1];
+  return true;
+}
+
+// RMS over the observations whose point lies in front of its camera (others have no error).
+double RmsError(const cvis_ba_problem& p) {
+  double sum = 0;
+  int64_t count = 0;
+  for (int32_t k = 0; k < p.num_observations; ++k) {
+    double e;
+    if (ObservationError(p, k, &e)) {
+      sum += e;
+      ++count;
+    }
+  }
+  return count > 0 ? std::sqrt(sum / double(count)) : 0;
+}
+
+// The parameter indices a camera keeps fixed under the options.
+std::vector<int> ConstantCameraParams(int model, const cvis_ba_options& o) {
+  return VisitCameraModel(model, [&](auto m) {
+    using Model = decltype(m);
+    std::vector<int> fixed;
+    auto add = [&](const std::vector<int>& indices) {
+      fixed.insert(fixed.end(), indices.begin(), indices.end());
+    };
+    if (!o.refine_focal_length) add(Model::FocalIndices());
+    if (!o.refine_principal_point) add(Model::PrincipalPointIndices());
+    if (!o.refine_extra_params) add(Model::ExtraIndices());
+    return fixed;
+  });
+}
+
+cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_options& o, cvis_ba_summary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  if (cvis_status status = ValidateProblem(p, o); status != CVIS_OK) return status;
+
+  cvis_ba_summary result{};
+  result.initial_rms_px = RmsError(p);
+
+  // One loss object shared by every residual; the problem does not take ownership.
+  std::unique_ptr<ceres::LossFunction> loss(MakeLoss(o));
+  ceres::Problem::Options problem_options;
+  problem_options.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
+  ceres::Problem problem(problem_options);
+
+  std::vector<uint8_t> camera_used(p.num_cameras, 0), image_used(p.num_images, 0),
+      point_used(p.num_points, 0);
+  for (int32_t k = 0; k < p.num_observations; ++k) {
+    const int32_t image = p.obs_image[k], point = p.obs_point[k];
+    const int32_t camera = p.image_camera[image];
+    double* params = p.camera_params + size_t(camera) * CVIS_CAMERA_PARAMS_STRIDE;
+    const double x = p.obs_xy[2 * size_t(k)], y = p.obs_xy[2 * size_t(k) + 1];
+    ceres::CostFunction* cost = VisitCameraModel(p.camera_models[camera], [&](auto model) {
+      return ReprojectionError<decltype(model)>::Create(x, y);
+    });
+    problem.AddResidualBlock(cost, loss.get(), p.image_poses + size_t(image) * 6,
+                             p.points3D + size_t(point) * 3, params);
+    camera_used[camera] = image_used[image] = point_used[point] = 1;
+  }
+
+  // Gauge and calibration: only blocks that are in the problem may be marked.
+  for (int32_t i = 0; i < p.num_cameras; ++i) {
+    if (!camera_used[i]) continue;
+    double* params = p.camera_params + size_t(i) * CVIS_CAMERA_PARAMS_STRIDE;
+    const int num_params = CameraModelNumParams(p.camera_models[i]);
+    const std::vector<int> fixed = ConstantCameraParams(p.camera_models[i], o);
+    if ((p.camera_constant && p.camera_constant[i]) || int(fixed.size()) == num_params) {
+      problem.SetParameterBlockConstant(params);
+    } else if (!fixed.empty()) {
+      problem.SetManifold(params, new ceres::SubsetManifold(num_params, fixed));
+    }
+  }
+  for (int32_t i = 0; i < p.num_images; ++i) {
+    if (!image_used[i]) continue;
+    double* pose = p.image_poses + size_t(i) * 6;
+    if (p.pose_mode[i] == CVIS_POSE_CONSTANT) {
+      problem.SetParameterBlockConstant(pose);
+    } else if (p.pose_mode[i] >= 0) {
+      // Rotation and translation share one block: translation coordinate c is entry 3 + c.
+      problem.SetManifold(pose, new ceres::SubsetManifold(6, {3 + p.pose_mode[i]}));
+    }
+  }
+  if (p.point_constant) {
+    for (int32_t j = 0; j < p.num_points; ++j) {
+      if (point_used[j] && p.point_constant[j]) problem.SetParameterBlockConstant(p.points3D + size_t(j) * 3);
+    }
+  }
+
+  int32_t num_images_used = 0;
+  for (uint8_t used : image_used) num_images_used += used;
+
+  ceres::Solver::Options solver_options;
+  solver_options.minimizer_type = ceres::TRUST_REGION;
+  solver_options.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
+  // The reduced camera system is dense and small for a few dozen images; beyond that its
+  // sparsity (images that share no points) pays for a sparse factorisation.
+  if (num_images_used > 50 &&
+      ceres::IsSparseLinearAlgebraLibraryTypeAvailable(ceres::SUITE_SPARSE)) {
+    solver_options.linear_solver_type = ceres::SPARSE_SCHUR;
+    solver_options.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
+  } else {
+    solver_options.linear_solver_type = ceres::DENSE_SCHUR;
+  }
+  // Points first in the Schur elimination; poses and cameras form the reduced system.
+  auto* ordering = new ceres::ParameterBlockOrdering;
+  for (int32_t j = 0; j < p.num_points; ++j) {
+    if (point_used[j]) ordering->AddElementToGroup(p.points3D + size_t(j) * 3, 0);
+  }
+  for (int32_t i = 0; i < p.num_images; ++i) {
+    if (image_used[i]) ordering->AddElementToGroup(p.image_poses + size_t(i) * 6, 1);
+  }
+  for (int32_t i = 0; i < p.num_cameras; ++i) {
+    if (camera_used[i]) {
+      ordering->AddElementToGroup(p.camera_params + size_t(i) * CVIS_CAMERA_PARAMS_STRIDE, 1);
+    }
+  }
+  solver_options.linear_solver_ordering.reset(ordering);
+  solver_options.max_num_iterations = o.max_iterations;
+  solver_options.function_tolerance = o.function_tolerance;
+  solver_options.gradient_tolerance = o.gradient_tolerance;
+  solver_options.parameter_tolerance = o.parameter_tolerance;
+  solver_options.num_threads = o.num_threads;
+  solver_options.logging_type = ceres::SILENT;
+  solver_options.minimizer_progress_to_stdout = false;
+
+  if (p.num_observations > 0) {
+    ceres::Solver::Summary ceres_summary;
+    ceres::Solve(solver_options, &problem, &ceres_summary);
+    if (getenv("CVIS_BA_DEBUG")) fprintf(stderr, "%s\n", ceres_summary.FullReport().c_str());
+    result.iterations = int32_t(ceres_summary.iterations.size()) - 1;
+    result.usable = ceres_summary.IsSolutionUsable() ? 1 : 0;
+  } else {
+    result.usable = 1;
+  }
+  result.final_rms_px = RmsError(p);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (summary) *summary = result;
+  return CVIS_OK;
+}
+
+}  // namespace
+}  // namespace cvis
+
+extern "C" {
+
+void cvis_ba_options_default(cvis_ba_options* options) {
+  if (!options) return;
+  options->loss = CVIS_LOSS_CAUCHY;
+  options->loss_scale_px = 1.0;
+  options->max_iterations = 100;
+  options->function_tolerance = 1e-6;
+  options->gradient_tolerance = 1e-10;
+  options->parameter_tolerance = 1e-8;
+  options->refine_focal_length = 1;
+  options->refine_principal_point = 0;
+  options->refine_extra_params = 1;
+  options->num_threads = 1;
+}
+
+cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* options,
+                               cvis_ba_summary* summary) {
+  return cvis::Guard([&] {
+    if (!problem) return cvis::Fail(CVIS_INVALID_ARGUMENT, "problem is NULL");
+    cvis_ba_options defaults;
+    cvis_ba_options_default(&defaults);
+    return cvis::BundleAdjust(*problem, options ? *options : defaults, summary);
+  });
+}
+
+cvis_status cvis_project_points(int32_t camera_model, const double* camera_params, int32_t n,
+                                const double* points_in_camera, double* pixels) {
+  return cvis::Guard([&] {
+    if (!cvis::IsValidCameraModel(camera_model)) {
+      return cvis::Fail(CVIS_INVALID_ARGUMENT, cvis::Str("unknown camera model ", camera_model));
+    }
+    if (n < 0 || !camera_params || (n > 0 && (!points_in_camera || !pixels))) {
+      return cvis::Fail(CVIS_INVALID_ARGUMENT, cvis::Str("bad arguments (n = ", n, ")"));
+    }
+    cvis::VisitCameraModel(camera_model, [&](auto model) {
+      using Model = decltype(model);
+      for (int32_t i = 0; i < n; ++i) {
+        const double* p = points_in_camera + 3 * size_t(i);
+        double* out = pixels + 2 * size_t(i);
+        if (!(p[2] > cvis::kMinDepth)) {
+          out[0] = out[1] = std::nan("");
+          continue;
+        }
+        Model::ImgFromCam(camera_params, p[0] / p[2], p[1] / p[2], &out[0], &out[1]);
+      }
+    });
+    return CVIS_OK;
+  });
+}
+
+cvis_status cvis_unproject_points(int32_t camera_model, const double* camera_params, int32_t n,
+                                  const double* pixels, double* normalized) {
+  return cvis::Guard([&] {
+    if (!cvis::IsValidCameraModel(camera_model)) {
+      return cvis::Fail(CVIS_INVALID_ARGUMENT, cvis::Str("unknown camera model ", camera_model));
+    }
+    if (n < 0 || !camera_params || (n > 0 && (!pixels || !normalized))) {
+      return cvis::Fail(CVIS_INVALID_ARGUMENT, cvis::Str("bad arguments (n = ", n, ")"));
+    }
+    cvis::VisitCameraModel(camera_model, [&](auto model) {
+      using Model = decltype(model);
+      for (int32_t i = 0; i < n; ++i) {
+        Model::CamFromImg(camera_params, pixels[2 * size_t(i)], pixels[2 * size_t(i) + 1],
+                          &normalized[2 * size_t(i)], &normalized[2 * size_t(i) + 1]);
+      }
+    });
+    return CVIS_OK;
+  });
+}
+
+}  // extern "C"

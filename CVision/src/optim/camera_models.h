@@ -1,0 +1,144 @@
+// The four COLMAP camera models as compile-time traits, so the same templated projection serves
+// the Ceres cost functions (with Jets) and the plain-double project/unproject entry points.
+//
+// Every model maps normalised coordinates (u, v) = (X/Z, Y/Z) to pixels exactly as COLMAP does:
+//   SIMPLE_PINHOLE f, cx, cy          x = f u + cx
+//   PINHOLE        fx, fy, cx, cy     x = fx u + cx,                 y = fy v + cy
+//   SIMPLE_RADIAL  f, cx, cy, k       x = f u (1 + k r2) + cx        r2 = u^2 + v^2
+//   RADIAL         f, cx, cy, k1, k2  x = f u (1 + k1 r2 + k2 r2^2) + cx
+#pragma once
+
+#include <cmath>
+#include <initializer_list>
+#include <vector>
+
+#include "../../include/cvis_bundle.h"
+
+namespace cvis {
+
+// Radial distortion shared by the radial models: (u, v) -> (u, v) * (1 + k1 r2 + k2 r2^2).
+template <typename T>
+inline void Distort(T k1, T k2, T u, T v, T* du, T* dv) {
+  const T r2 = u * u + v * v;
+  const T radial = k1 * r2 + k2 * r2 * r2;
+  *du = u * radial;
+  *dv = v * radial;
+}
+
+// Inverts Distort by Newton's method on the 2x2 system; converges in a handful of steps for any
+// distortion a real lens has (the map stays monotonic well inside the image).
+inline void Undistort(double k1, double k2, double xd, double yd, double* u, double* v) {
+  double x = xd, y = yd;
+  for (int iteration = 0; iteration < 100; ++iteration) {
+    const double r2 = x * x + y * y;
+    const double s = 1 + k1 * r2 + k2 * r2 * r2;
+    const double ds_dr2 = k1 + 2 * k2 * r2;
+    const double fx = x * s - xd, fy = y * s - yd;
+    // Jacobian of (x s, y s) with d(r2)/dx = 2x.
+    const double j00 = s + 2 * x * x * ds_dr2, j01 = 2 * x * y * ds_dr2;
+    const double j11 = s + 2 * y * y * ds_dr2;
+    const double det = j00 * j11 - j01 * j01;
+    if (!(std::fabs(det) > 1e-300)) break;
+    const double step_x = (j11 * fx - j01 * fy) / det;
+    const double step_y = (j00 * fy - j01 * fx) / det;
+    x -= step_x;
+    y -= step_y;
+    if (step_x * step_x + step_y * step_y < 1e-24 * (1 + x * x + y * y)) break;
+  }
+  *u = x;
+  *v = y;
+}
+
+struct SimplePinholeModel {
+  static constexpr int kModel = CVIS_SIMPLE_PINHOLE;
+  static constexpr int kNumParams = 3;
+  static std::vector<int> FocalIndices() { return {0}; }
+  static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
+  static std::vector<int> ExtraIndices() { return {}; }
+
+  template <typename T>
+  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+    *x = params[0] * u + params[1];
+    *y = params[0] * v + params[2];
+  }
+  static void CamFromImg(const double* params, double x, double y, double* u, double* v) {
+    *u = (x - params[1]) / params[0];
+    *v = (y - params[2]) / params[0];
+  }
+};
+
+struct PinholeModel {
+  static constexpr int kModel = CVIS_PINHOLE;
+  static constexpr int kNumParams = 4;
+  static std::vector<int> FocalIndices() { return {0, 1}; }
+  static std::vector<int> PrincipalPointIndices() { return {2, 3}; }
+  static std::vector<int> ExtraIndices() { return {}; }
+
+  template <typename T>
+  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+    *x = params[0] * u + params[2];
+    *y = params[1] * v + params[3];
+  }
+  static void CamFromImg(const double* params, double x, double y, double* u, double* v) {
+    *u = (x - params[2]) / params[0];
+    *v = (y - params[3]) / params[1];
+  }
+};
+
+struct SimpleRadialModel {
+  static constexpr int kModel = CVIS_SIMPLE_RADIAL;
+  static constexpr int kNumParams = 4;
+  static std::vector<int> FocalIndices() { return {0}; }
+  static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
+  static std::vector<int> ExtraIndices() { return {3}; }
+
+  template <typename T>
+  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+    T du, dv;
+    Distort(params[3], T(0), u, v, &du, &dv);
+    *x = params[0] * (u + du) + params[1];
+    *y = params[0] * (v + dv) + params[2];
+  }
+  static void CamFromImg(const double* params, double x, double y, double* u, double* v) {
+    Undistort(params[3], 0, (x - params[1]) / params[0], (y - params[2]) / params[0], u, v);
+  }
+};
+
+struct RadialModel {
+  static constexpr int kModel = CVIS_RADIAL;
+  static constexpr int kNumParams = 5;
+  static std::vector<int> FocalIndices() { return {0}; }
+  static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
+  static std::vector<int> ExtraIndices() { return {3, 4}; }
+
+  template <typename T>
+  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+    T du, dv;
+    Distort(params[3], params[4], u, v, &du, &dv);
+    *x = params[0] * (u + du) + params[1];
+    *y = params[0] * (v + dv) + params[2];
+  }
+  static void CamFromImg(const double* params, double x, double y, double* u, double* v) {
+    Undistort(params[3], params[4], (x - params[1]) / params[0], (y - params[2]) / params[0], u, v);
+  }
+};
+
+inline bool IsValidCameraModel(int model) { return model >= 0 && model <= CVIS_RADIAL; }
+
+// Calls visitor(Model{}) for a runtime model id (validated by the caller; unknown ids map to
+// RADIAL only so the switch is total).
+template <typename Visitor>
+auto VisitCameraModel(int model, Visitor&& visitor) {
+  switch (model) {
+    case CVIS_SIMPLE_PINHOLE: return visitor(SimplePinholeModel{});
+    case CVIS_PINHOLE: return visitor(PinholeModel{});
+    case CVIS_SIMPLE_RADIAL: return visitor(SimpleRadialModel{});
+    default: return visitor(RadialModel{});
+  }
+}
+
+inline int CameraModelNumParams(int model) {
+  return VisitCameraModel(model, [](auto m) { return decltype(m)::kNumParams; });
+}
+
+}  // namespace cvis

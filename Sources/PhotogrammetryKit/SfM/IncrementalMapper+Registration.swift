@@ -1,0 +1,83 @@
+extension IncrementalMapper {
+    /// Registers the next image: the unregistered one that sees the most triangulated tracks and
+    /// whose PnP succeeds. Returns its index, or nil when no image can be added.
+    func registerNextImage() throws -> Int? {
+        var scored: [(count: Int, image: Int)] = []
+        for i in 0..<graph.numImages where !isRegistered(i) && registrationTrials[i] < options.maxRegistrationTrials {
+            let n = numTriangulatedCorrespondences(of: i)
+            if n >= options.absolutePoseMinNumInliers { scored.append((n, i)) }
+        }
+        scored.sort { ($0.count, -$0.image) > ($1.count, -$1.image) }
+        for (_, i) in scored {
+            if try registerImage(i) { return i }
+            registrationTrials[i] += 1
+        }
+        return nil
+    }
+
+    /// How many keypoints of image `i` belong to a triangulated track.
+    func numTriangulatedCorrespondences(of i: Int) -> Int {
+        var n = 0
+        for t in tracks.trackOfKeypoint[i] where t >= 0 && pointOfTrack[Int(t)] != nil { n += 1 }
+        return n
+    }
+
+    /// Estimates the pose of image `i` from its 2D-3D correspondences and links its inliers.
+    ///
+    /// A camera whose focal length is still unknown (no prior, not yet seen) is tried at a ladder
+    /// of focal lengths and keeps the one with most inliers; bundle adjustment refines it after.
+    func registerImage(_ i: Int) throws -> Bool {
+        let imageID = ImageID(i + 1)
+        var keypoints: [Int] = [], pointIDs: [Point3DID] = [], positions: [SIMD3<Double>] = []
+        for (k, t) in tracks.trackOfKeypoint[i].enumerated() where t >= 0 {
+            guard let id = pointOfTrack[Int(t)], let point = reconstruction.points3D[id] else { continue }
+            keypoints.append(k)
+            pointIDs.append(id)
+            positions.append(point.position)
+        }
+        guard keypoints.count >= options.absolutePoseMinNumInliers else { return false }
+
+        var camera = self.camera(ofImage: i)
+        let calibrated = cameraCalibrated[camera.id] ?? false
+        let scale = Double(max(camera.width, camera.height))
+        let focals = calibrated ? [camera.params[0]] : [0.5, 0.7, 0.85, 1.0, 1.2, 1.45, 1.75, 2.1, 2.5, 3.0].map { $0 * scale }
+        var best: (pose: Rigid3, inliers: [Bool], count: Int, focal: Double)?
+        for focal in focals {
+            var trial = camera
+            trial.setFocalLength(focal)
+            let normalized = keypoints.map { trial.normalized(keypoint(i, $0)) }
+            guard let (pose, inliers) = try? estimateAbsolutePose(
+                positions, normalized, maxError: options.absolutePoseMaxErrorPx / focal) else { continue }
+            let count = inliers.reduce(0) { $0 + ($1 ? 1 : 0) }
+            if count > (best?.count ?? 0) { best = (pose, inliers, count, focal) }
+        }
+        guard let found = best, found.count >= options.absolutePoseMinNumInliers,
+              Double(found.count) >= options.absolutePoseMinInlierRatio * Double(keypoints.count) else {
+            return false
+        }
+        if !calibrated {
+            camera.setFocalLength(found.focal)
+            reconstruction.cameras[camera.id] = camera
+            cameraCalibrated[camera.id] = true
+        }
+        reconstruction.images[imageID]!.camFromWorld = found.pose
+        registrationOrder.append(i)
+        for (n, inlier) in found.inliers.enumerated() where inlier {
+            reconstruction.addObservation(TrackElement(imageID: imageID, point2DIndex: keypoints[n]), to: pointIDs[n])
+        }
+        return true
+    }
+}
+
+extension Camera {
+    /// Sets the focal length(s), keeping the aspect ratio of a two-focal model.
+    mutating func setFocalLength(_ focal: Double) {
+        if model == .pinhole {
+            let aspect = params[1] / params[0]
+            params[0] = focal
+            params[1] = focal * aspect
+        } else {
+            params[0] = focal
+        }
+    }
+}

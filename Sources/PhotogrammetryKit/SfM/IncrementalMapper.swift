@@ -1,0 +1,113 @@
+/// Incremental structure from motion over precomputed tracks, after COLMAP's mapper.
+///
+/// 1. choose an initial pair and triangulate it; 2. repeatedly register the image that sees the
+/// most triangulated tracks (PnP), continue and triangulate tracks, refine locally; 3. refine
+/// globally whenever the model has grown enough; 4. at the end retriangulate, refine and filter.
+/// Image `i` of the input becomes `ImageID(i + 1)`.
+public final class IncrementalMapper {
+    public let options: MapperOptions
+    /// The model being built; every image is present, registered or not.
+    public internal(set) var reconstruction: Reconstruction
+    let tracks: TrackSet
+    let graph: MatchGraph
+    /// RGB of every keypoint of every image, for point colours.
+    let colors: [[SIMD3<UInt8>]]
+    /// The point each track became, if it is triangulated.
+    var pointOfTrack: [Point3DID?]
+    /// The track each point came from.
+    var trackOfPoint: [Point3DID: Int] = [:]
+    var registrationTrials: [Int]
+    var registrationOrder: [Int] = []
+    /// Cameras whose focal length is known well enough to run plain PnP.
+    var cameraCalibrated: [CameraID: Bool]
+    var numRegisteredAtLastGlobalBundle = 0
+    /// Called after each registration with (registered, total).
+    public var onProgress: ((Int, Int) -> Bool)?
+
+    /// Prepares a mapper.
+    /// - Parameters:
+    ///   - reconstruction: cameras and images (keypoints set, none registered).
+    ///   - cameraHasPrior: cameras whose focal length comes from the user or EXIF.
+    public init(reconstruction: Reconstruction, tracks: TrackSet, graph: MatchGraph,
+                colors: [[SIMD3<UInt8>]], cameraHasPrior: [CameraID: Bool], options: MapperOptions) {
+        self.reconstruction = reconstruction
+        self.tracks = tracks
+        self.graph = graph
+        self.colors = colors
+        self.options = options
+        self.pointOfTrack = Array(repeating: nil, count: tracks.tracks.count)
+        self.registrationTrials = Array(repeating: 0, count: graph.numImages)
+        self.cameraCalibrated = cameraHasPrior
+    }
+
+    /// The number of registered images.
+    public var numRegistered: Int { registrationOrder.count }
+
+    /// Runs the whole incremental reconstruction.
+    public func run() throws -> Reconstruction {
+        try options.validate()
+        guard try initialize() else { throw PipelineError.noInitialPair }
+        if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
+
+        while let next = try registerNextImage() {
+            triangulateTracks(seenBy: next)
+            try adjustLocally(around: next)
+            if Double(numRegistered) >= Double(numRegisteredAtLastGlobalBundle) * options.globalBundleGrowthRatio {
+                try adjustGlobally()
+            }
+            if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
+        }
+
+        // Final polish: fill in tracks the thresholds of the growing model left out, then refine.
+        try adjustGlobally()
+        completeAndRetriangulate()
+        try adjustGlobally()
+        filterObservations(ofPoints: Array(reconstruction.points3D.keys))
+        try adjustGlobally(filter: false)
+        return reconstruction
+    }
+
+    // MARK: - Shared helpers
+
+    /// The camera of image index `i`.
+    func camera(ofImage i: Int) -> Camera {
+        let image = reconstruction.images[ImageID(i + 1)]!
+        return reconstruction.cameras[image.cameraID]!
+    }
+
+    /// The pixel position of keypoint `k` of image index `i`.
+    func keypoint(_ i: Int, _ k: Int) -> SIMD2<Double> {
+        reconstruction.images[ImageID(i + 1)]!.points2D[k]
+    }
+
+    /// Whether image index `i` is registered.
+    func isRegistered(_ i: Int) -> Bool { reconstruction.images[ImageID(i + 1)]!.isRegistered }
+
+    /// Creates a 3D point for a track from the given observations.
+    @discardableResult
+    func addPoint(track t: Int, position: SIMD3<Double>, observations: [SIMD2<Int32>]) -> Point3DID {
+        let first = observations[0]
+        let point = Point3D(position: position, color: colors[Int(first.x)][Int(first.y)],
+                            track: observations.map { TrackElement(imageID: ImageID(Int($0.x) + 1), point2DIndex: Int($0.y)) })
+        let id = reconstruction.addPoint3D(point)
+        pointOfTrack[t] = id
+        trackOfPoint[id] = t
+        return id
+    }
+
+    /// Deletes a point and frees its track for later triangulation.
+    func deletePoint(_ id: Point3DID) {
+        if let t = trackOfPoint.removeValue(forKey: id) { pointOfTrack[t] = nil }
+        reconstruction.deletePoint3D(id)
+    }
+
+    /// Removes one observation; the point goes when fewer than two remain.
+    func deleteObservation(_ element: TrackElement, of id: Point3DID) {
+        guard let point = reconstruction.points3D[id] else { return }
+        if point.track.count <= 2 {
+            deletePoint(id)
+        } else {
+            reconstruction.deleteObservation(element, from: id)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import Foundation
+import PhotogrammetryKit
+
+/// `photogrammetry compare MODEL REFERENCE`: pose accuracy against a reference model, as JSON.
+enum CompareCommand {
+    static func run(_ arguments: [String]) throws {
+        let parsed = try ArgumentParser(valueOptions: [], flags: []).parse(arguments)
+        guard parsed.positionals.count == 2 else {
+            throw ArgumentParser.Failure(description: "compare takes MODEL and REFERENCE (COLMAP text model folders)")
+        }
+        let comparison = try comparePoses(model: URL(fileURLWithPath: parsed.positionals[0]),
+                                          reference: URL(fileURLWithPath: parsed.positionals[1]))
+        print(try comparison.jsonString())
+    }
+}

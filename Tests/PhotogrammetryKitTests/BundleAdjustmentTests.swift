@@ -1,0 +1,117 @@
+import XCTest
+import CVision
+@testable import PhotogrammetryKit
+
+final class BundleAdjustmentTests: XCTestCase {
+    private func noisyScene(seed: UInt64 = 11) -> SyntheticScene {
+        var options = SyntheticScene.Options()
+        options.numImages = 12
+        options.numPoints = 400
+        options.pixelNoise = 0.5
+        options.seed = seed
+        return SyntheticScene(options)
+    }
+
+    /// Perturbs every pose but the first two, every point, and the focal length and distortion.
+    private func perturbed(_ scene: SyntheticScene, seed: UInt64 = 99) -> Reconstruction {
+        var rng = SplitMix64(seed: seed)
+        var rec = scene.reconstruction
+        for id in scene.imageIDs.dropFirst(2) {
+            let pose = rec.images[id]!.camFromWorld!
+            let w = pose.angleAxisAndTranslation
+            let rotation = SIMD3(w[0], w[1], w[2]) + 0.003 * rng.gaussian3()
+            let translation = SIMD3(w[3], w[4], w[5]) + 0.03 * rng.gaussian3()
+            rec.images[id]!.camFromWorld = Rigid3(angleAxis: rotation, translation: translation)
+        }
+        for id in rec.points3D.keys { rec.points3D[id]!.position += 0.02 * rng.gaussian3() }
+        rec.cameras[CameraID(1)]!.params[0] *= 1.03
+        rec.cameras[CameraID(1)]!.params[3] = 0
+        return rec
+    }
+
+    func testSelfCalibratingAdjustmentConverges() throws {
+        let scene = noisyScene()
+        var rec = perturbed(scene)
+        let first = scene.imageIDs[0], second = scene.imageIDs[1]
+        var options = BundleAdjustmentOptions()
+        options.loss = .trivial
+        // The two exact poses fix the gauge (including scale) at the truth.
+        let summary = try BundleAdjuster.adjust(&rec, imageIDs: Set(scene.imageIDs.dropFirst(2)),
+                                                constantImageIDs: [first, second], options: options)
+        XCTAssertTrue(summary.isUsable)
+        XCTAssertGreaterThan(summary.initialRMSError, 5)
+        // 2D error of 0.5 px per coordinate: RMS ≈ 0.5·√2 less the fitted degrees of freedom.
+        XCTAssertLessThan(summary.finalRMSError, 0.75)
+        XCTAssertGreaterThan(summary.finalRMSError, 0.5)
+        let truth = scene.camera.params, refined = rec.cameras[CameraID(1)]!.params
+        XCTAssertEqual(refined[0], truth[0], accuracy: 0.005 * truth[0])
+        XCTAssertEqual(refined[3], truth[3], accuracy: 0.005)
+        XCTAssertEqual(refined[1], truth[1])  // principal point not refined by default
+        for id in scene.imageIDs {
+            let error = length(rec.images[id]!.camFromWorld!.centerInWorld
+                - scene.reconstruction.images[id]!.camFromWorld!.centerInWorld)
+            XCTAssertLessThan(error, 0.01 * scene.scale)
+        }
+        // Constant images are untouched, bit for bit.
+        XCTAssertEqual(rec.images[first]!.camFromWorld, scene.reconstruction.images[first]!.camFromWorld)
+        XCTAssertEqual(rec.images[second]!.camFromWorld, scene.reconstruction.images[second]!.camFromWorld)
+    }
+
+    func testFixGaugeHoldsFirstImage() throws {
+        let scene = noisyScene(seed: 4)
+        var rec = perturbed(scene)
+        let before = rec.images[scene.imageIDs[0]]!.camFromWorld
+        let summary = try BundleAdjuster.adjust(&rec, fixGauge: true)
+        XCTAssertTrue(summary.isUsable)
+        XCTAssertEqual(summary.numImages, scene.imageIDs.count)
+        XCTAssertLessThan(summary.finalRMSError, 0.75)
+        XCTAssertEqual(rec.images[scene.imageIDs[0]]!.camFromWorld, before)
+    }
+
+    func testRobustLossToleratesOutliers() throws {
+        var options = SyntheticScene.Options()
+        options.numImages = 10
+        options.numPoints = 300
+        options.pixelNoise = 0.5
+        options.outlierRatio = 0.02
+        let scene = SyntheticScene(options)
+        var rec = perturbed(scene)
+        let summary = try BundleAdjuster.adjust(&rec, imageIDs: Set(scene.imageIDs.dropFirst(2)),
+                                                constantImageIDs: Set(scene.imageIDs.prefix(2)))
+        XCTAssertTrue(summary.isUsable)
+        let f = rec.cameras[CameraID(1)]!.params[0]
+        XCTAssertEqual(f, scene.camera.params[0], accuracy: 0.01 * scene.camera.params[0])
+    }
+
+    func testOutOfRangeIndexIsInvalidArgument() throws {
+        var params = [Double](repeating: 0, count: 8)
+        params[0] = 800
+        var model: Int32 = 0  // SIMPLE_PINHOLE
+        var imageCamera: Int32 = 0, poseMode: Int32 = -1
+        var pose = [Double](repeating: 0, count: 6)
+        var point: [Double] = [0, 0, 5]
+        var obsImage: [Int32] = [0], obsPoint: [Int32] = [3]
+        var xy: [Double] = [0, 0]
+        var problem = cvis_ba_problem(num_cameras: 1, camera_models: &model, camera_params: &params,
+                                      camera_constant: nil, num_images: 1, image_camera: &imageCamera,
+                                      image_poses: &pose, pose_mode: &poseMode, num_points: 1,
+                                      points3D: &point, point_constant: nil, num_observations: 1,
+                                      obs_image: &obsImage, obs_point: &obsPoint, obs_xy: &xy)
+        var options = cvis_ba_options()
+        cvis_ba_options_default(&options)
+        XCTAssertThrowsError(try check(cvis_bundle_adjust(&problem, &options, nil))) {
+            let error = $0 as? CVisionError
+            XCTAssertEqual(error?.code, .invalidArgument)
+            XCTAssertTrue(error?.message.contains("point index 3") ?? false, error?.message ?? "")
+        }
+    }
+
+    func testBadOptionsThrow() {
+        var rec = noisyScene().reconstruction
+        var options = BundleAdjustmentOptions()
+        options.lossScale = 0
+        XCTAssertThrowsError(try BundleAdjuster.adjust(&rec, options: options)) {
+            XCTAssertEqual(($0 as? CVisionError)?.code, .invalidArgument)
+        }
+    }
+}

@@ -70,7 +70,8 @@ typedef struct cvis_ba_options {
 void cvis_ba_options_default(cvis_ba_options* options);
 
 typedef struct cvis_ba_summary {
-  double initial_rms_px;            /* RMS reprojection error before, all observations */
+  double initial_rms_px;            /* RMS reprojection error before, over all observations whose
+                                       point is in front of its camera (others have none) */
   double final_rms_px;
   int32_t iterations;
   int32_t usable;                   /* 1 when Ceres reports a usable solution */

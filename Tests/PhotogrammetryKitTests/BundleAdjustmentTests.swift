@@ -83,6 +83,21 @@ final class BundleAdjustmentTests: XCTestCase {
         XCTAssertEqual(f, scene.camera.params[0], accuracy: 0.01 * scene.camera.params[0])
     }
 
+    func testPointBehindCameraGivesNoNaN() throws {
+        let scene = noisyScene(seed: 21)
+        var rec = perturbed(scene)
+        // Put one point just behind the third camera (its centre minus a bit of viewing direction).
+        let pose = rec.images[scene.imageIDs[2]]!.camFromWorld!
+        let id = rec.points3D.keys.sorted()[0]
+        rec.points3D[id]!.position = pose.centerInWorld - 0.5 * pose.viewingDirectionInWorld
+        let summary = try BundleAdjuster.adjust(&rec, imageIDs: Set(scene.imageIDs.dropFirst(2)),
+                                                constantImageIDs: Set(scene.imageIDs.prefix(2)))
+        XCTAssertTrue(summary.isUsable)
+        XCTAssertTrue(summary.finalRMSError.isFinite)
+        XCTAssertLessThan(summary.finalRMSError, 1)
+        XCTAssertTrue(rec.points3D.values.allSatisfy { $0.position.x.isFinite && $0.position.z.isFinite })
+    }
+
     func testOutOfRangeIndexIsInvalidArgument() throws {
         var params = [Double](repeating: 0, count: 8)
         params[0] = 800

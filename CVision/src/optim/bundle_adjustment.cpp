@@ -240,7 +240,6 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_options& o, cvis_ba_s
   if (p.num_observations > 0) {
     ceres::Solver::Summary ceres_summary;
     ceres::Solve(solver_options, &problem, &ceres_summary);
-    if (getenv("CVIS_BA_DEBUG")) fprintf(stderr, "%s\n", ceres_summary.FullReport().c_str());
     result.iterations = int32_t(ceres_summary.iterations.size()) - 1;
     result.usable = ceres_summary.IsSolutionUsable() ? 1 : 0;
   } else {

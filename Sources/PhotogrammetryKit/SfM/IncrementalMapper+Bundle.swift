@@ -36,8 +36,16 @@ extension IncrementalMapper {
     /// Refines every registered image and point, and the intrinsics once enough images constrain them.
     func adjustGlobally(filter: Bool = true) throws {
         let refine = options.refineIntrinsics && numRegistered >= options.refineIntrinsicsMinImages
+        var ba = bundleOptions(refineIntrinsics: refine)
+        ba.refinePrincipalPoint = refine && shouldRefinePrincipalPoint()
         _ = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
-                                      fixGauge: true, options: bundleOptions(refineIntrinsics: refine))
+                                      fixGauge: true, options: ba)
+        if ba.refinePrincipalPoint && !principalPointsArePlausible() {
+            // Undo the run-off and settle the model around the centred principal point again.
+            ba.refinePrincipalPoint = false
+            _ = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
+                                          fixGauge: true, options: ba)
+        }
         if filter { filterObservations(ofPoints: reconstruction.points3D.keys.sorted()) }
         numRegisteredAtLastGlobalBundle = numRegistered
     }
@@ -52,5 +60,52 @@ extension IncrementalMapper {
         ba.refinePrincipalPoint = false
         ba.numThreads = options.numThreads
         return ba
+    }
+}
+
+extension IncrementalMapper {
+    /// Whether the principal point may move: every camera in use must be seen by enough
+    /// registered images, and no earlier refinement may have run off.
+    ///
+    /// COLMAP holds it fixed at the image centre. Real lenses sit off-centre by a few per cent of
+    /// the image (templeRing: 18 px of 640), and with a fixed centre focal length and distortion
+    /// soak up the error and tilt every pose; with many views of one camera the principal point
+    /// is well determined, so it is freed then.
+    func shouldRefinePrincipalPoint() -> Bool {
+        guard options.refinePrincipalPointMinImages > 0 else { return false }
+        var imagesPerCamera: [CameraID: Int] = [:]
+        for i in registrationOrder {
+            imagesPerCamera[reconstruction.images[ImageID(i + 1)]!.cameraID, default: 0] += 1
+        }
+        let required = options.refinePrincipalPointMinImages * (principalPointRunOffs + 1)
+        return imagesPerCamera.values.allSatisfy { $0 >= required }
+    }
+
+    /// Puts a principal point that left the central fifth of the image back at the centre and
+    /// returns false: such a jump means the views do not constrain it yet, so the next attempt
+    /// waits for more images.
+    func principalPointsArePlausible() -> Bool {
+        var plausible = true
+        for (id, camera) in reconstruction.cameras {
+            let c = camera.principalPoint
+            let w = Double(camera.width), h = Double(camera.height)
+            if abs(c.x - w / 2) > 0.1 * w || abs(c.y - h / 2) > 0.1 * h {
+                var reset = camera
+                reset.setPrincipalPoint(SIMD2(w / 2, h / 2))
+                reconstruction.cameras[id] = reset
+                plausible = false
+            }
+        }
+        if !plausible { principalPointRunOffs += 1 }
+        return plausible
+    }
+}
+
+extension Camera {
+    /// Sets the principal point.
+    mutating func setPrincipalPoint(_ c: SIMD2<Double>) {
+        let offset = model == .pinhole ? 2 : 1
+        params[offset] = c.x
+        params[offset + 1] = c.y
     }
 }

@@ -21,6 +21,8 @@ public final class IncrementalMapper {
     /// Cameras whose focal length is known well enough to run plain PnP.
     var cameraCalibrated: [CameraID: Bool]
     var numRegisteredAtLastGlobalBundle = 0
+    /// How often a freed principal point ran off; each doubles the images required next time.
+    var principalPointRunOffs = 0
     /// Called after each registration with (registered, total).
     public var onProgress: ((Int, Int) -> Bool)?
 

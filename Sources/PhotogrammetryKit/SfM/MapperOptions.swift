@@ -32,6 +32,9 @@ public struct MapperOptions: Sendable {
     public var globalBundleGrowthRatio = 1.2
     /// Intrinsics are refined in global bundle adjustment once this many images are registered. Default 5.
     public var refineIntrinsicsMinImages = 5
+    /// The principal point is refined in global bundle adjustment once every camera has this many
+    /// registered images (0 = never, as COLMAP). Default 8.
+    public var refinePrincipalPointMinImages = 8
     /// Whether intrinsics may be refined at all (false when the user fixed them). Default true.
     public var refineIntrinsics = true
     /// Robust loss scale of bundle adjustment in pixels. Default 1.

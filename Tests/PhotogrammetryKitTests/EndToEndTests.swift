@@ -49,7 +49,7 @@ final class EndToEndTests: XCTestCase {
             root = sys.argv[2]
             for name in sorted(os.listdir(os.path.join(root, 'images'))):
                 z.write(os.path.join(root, 'images', name), 'capture/images/' + name)
-            z.writestr('__MACOSX/capture/._templeR0001.png', b'junk')
+            z.writestr('__MACOSX/capture/._templeR0013.png', b'junk')
             z.writestr('capture/images/broken.png', b'not a png at all')
             z.close()
             """, zip.path, capture.path]
@@ -74,7 +74,7 @@ final class EndToEndTests: XCTestCase {
         let work = try temporaryDirectory()
         let input = work.appendingPathComponent("two")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
-        for name in ["templeR0001.png", "templeR0002.png"] {
+        for name in ["templeR0013.png", "templeR0014.png"] {
             try FileManager.default.copyItem(at: Self.datasets.appendingPathComponent("templeRing-12/images/\(name)"),
                                              to: input.appendingPathComponent(name))
         }

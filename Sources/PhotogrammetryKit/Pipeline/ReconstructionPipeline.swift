@@ -75,8 +75,9 @@ public final class ReconstructionPipeline {
         // 5. Export
         try timed("export") {
             try model.writeColmapText(to: output.appendingPathComponent("sparse", isDirectory: true))
-            try writeAtomically(report.jsonData(), to: output.appendingPathComponent("report.json"))
         }
+        // Last, so that it holds every stage's time; written whole or not at all.
+        try writeAtomically(report.jsonData(), to: output.appendingPathComponent("report.json"))
         return report
     }
 

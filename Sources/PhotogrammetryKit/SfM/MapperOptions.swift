@@ -31,7 +31,7 @@ public struct MapperOptions: Sendable {
     /// Global bundle adjustment runs when the model has grown by this factor since the last. Default 1.2.
     public var globalBundleGrowthRatio = 1.2
     /// Intrinsics are refined in global bundle adjustment once this many images are registered. Default 5.
-    public var refineIntrinsicsMinImages = 5
+    public var refineIntrinsicsMinImages = 10
     /// The principal point is refined in global bundle adjustment once every camera has this many
     /// registered images (0 = never, as COLMAP). Default 8.
     public var refinePrincipalPointMinImages = 8

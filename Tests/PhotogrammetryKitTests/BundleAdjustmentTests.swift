@@ -23,7 +23,7 @@ final class BundleAdjustmentTests: XCTestCase {
             let translation = SIMD3(w[3], w[4], w[5]) + 0.03 * rng.gaussian3()
             rec.images[id]!.camFromWorld = Rigid3(angleAxis: rotation, translation: translation)
         }
-        for id in rec.points3D.keys { rec.points3D[id]!.position += 0.02 * rng.gaussian3() }
+        for id in rec.points3D.keys.sorted() { rec.points3D[id]!.position += 0.02 * rng.gaussian3() }
         rec.cameras[CameraID(1)]!.params[0] *= 1.03
         rec.cameras[CameraID(1)]!.params[3] = 0
         return rec

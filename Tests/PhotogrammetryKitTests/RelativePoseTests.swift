@@ -14,7 +14,7 @@ final class RelativePoseTests: XCTestCase {
         let scene = SyntheticScene(options)
         let rec = scene.reconstruction
         var x1 = [SIMD2<Double>](), x2 = [SIMD2<Double>](), truth = [Bool]()
-        for point in rec.points3D.values {
+        for point in rec.points3D.keys.sorted().map({ rec.points3D[$0]! }) {
             guard let a = point.track.first(where: { $0.imageID == ImageID(1) }),
                   let b = point.track.first(where: { $0.imageID == ImageID(2) }) else { continue }
             x1.append(scene.camera.normalized(rec.images[ImageID(1)]!.points2D[a.point2DIndex]))

@@ -21,7 +21,7 @@ public enum FeatureExtraction {
         let lock = NSLock()
         parallelFor(n, threads: threads) { i in
             let image = capture.images[i]
-            let cache = cacheDirectory?.appendingPathComponent(cacheName(image.name))
+            let cache = cacheDirectory?.appendingPathComponent(cacheName(image))
             if let cache, FileManager.default.fileExists(atPath: cache.path),
                let cached = try? FeatureSet.load(from: cache) {
                 slots[i] = .success(cached)
@@ -60,8 +60,12 @@ public enum FeatureExtraction {
         return Result(features: features, failures: failures)
     }
 
-    /// A flat, collision-free cache file name for an image name that may hold folders.
-    static func cacheName(_ imageName: String) -> String {
-        imageName.replacingOccurrences(of: "/", with: "__") + ".sift"
+    /// A flat cache file name for an image, from its name (which may hold folders), size and
+    /// modification time, so that a changed image is never served stale features.
+    static func cacheName(_ image: CaptureImage) -> String {
+        let values = try? image.url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
+        let size = values?.fileSize ?? 0
+        let modified = Int64((values?.contentModificationDate?.timeIntervalSince1970 ?? 0) * 1000)
+        return image.name.replacingOccurrences(of: "/", with: "__") + "-\(size)-\(modified).sift"
     }
 }

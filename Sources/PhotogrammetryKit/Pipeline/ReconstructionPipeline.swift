@@ -38,7 +38,7 @@ public final class ReconstructionPipeline {
         let extraction = try timed("features") {
             try FeatureExtraction.run(capture: capture, masks: Array(repeating: nil, count: capture.images.count),
                                       options: options.sift, threads: options.numThreads,
-                                      cacheDirectory: try cacheDirectory("features"), progress: progress)
+                                      cacheDirectory: try cacheDirectory("features-" + options.sift.cacheKey), progress: progress)
         }
         var usable = capture
         usable.images = []

@@ -66,6 +66,7 @@ public final class IncrementalMapper {
         try adjustGlobally()
         filterObservations(ofPoints: Array(reconstruction.points3D.keys))
         try adjustGlobally(filter: false)
+        updatePointErrors()
         return reconstruction
     }
 

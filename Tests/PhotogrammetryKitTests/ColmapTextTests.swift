@@ -2,18 +2,6 @@ import Foundation
 import XCTest
 @testable import PhotogrammetryKit
 
-/// A small seeded generator (SplitMix64), local to this file.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 final class ColmapTextTests: XCTestCase {
     private var directories: [URL] = []
 
@@ -37,7 +25,7 @@ final class ColmapTextTests: XCTestCase {
 
     /// Three cameras, five registered images and one unregistered, 40 points with tracks.
     private func makeScene(seed: UInt64) -> Reconstruction {
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix64(seed: seed)
         var scene = Reconstruction()
         scene.addCamera(Camera(id: CameraID(1), model: .pinhole, width: 640, height: 480,
                                params: [1520.4, 1525.9, 302.32, 246.87]))

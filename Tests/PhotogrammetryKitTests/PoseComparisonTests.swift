@@ -2,19 +2,7 @@ import Foundation
 import XCTest
 @testable import PhotogrammetryKit
 
-/// A small seeded generator (SplitMix64), local to this file.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-private func randomUnitVector(_ rng: inout SeededGenerator) -> SIMD3<Double> {
+private func randomUnitVector(_ rng: inout SplitMix64) -> SIMD3<Double> {
     while true {
         let v = SIMD3(Double.random(in: -1...1, using: &rng), Double.random(in: -1...1, using: &rng),
                       Double.random(in: -1...1, using: &rng))
@@ -35,7 +23,7 @@ private func lookAt(center: SIMD3<Double>, target: SIMD3<Double>, roll: Double) 
 
 /// A ring of `count` cameras around the origin with seeded jitter, all registered.
 private func makeRing(count: Int, seed: UInt64) -> Reconstruction {
-    var rng = SeededGenerator(state: seed)
+    var rng = SplitMix64(seed: seed)
     var scene = Reconstruction()
     scene.addCamera(Camera(id: CameraID(1), model: .pinhole, width: 640, height: 480, params: [800, 800, 320, 240]))
     for k in 0..<count {
@@ -83,7 +71,7 @@ final class PoseComparisonTests: XCTestCase {
     }
 
     func testSimilarityTransformedModelScoresPerfectly() throws {
-        var rng = SeededGenerator(state: 99)
+        var rng = SplitMix64(seed: 99)
         let reference = makeRing(count: n, seed: 2)
         let rotation = Rotation.matrix(angleAxis: randomUnitVector(&rng) * 2.3)
         let model = transformed(reference, scale: 0.37, rotation: rotation, translation: SIMD3(5, -3, 12))
@@ -99,7 +87,7 @@ final class PoseComparisonTests: XCTestCase {
     }
 
     func testLeastSquaresSimilarityRecoversTransform() throws {
-        var rng = SeededGenerator(state: 5)
+        var rng = SplitMix64(seed: 5)
         let points = (0..<10).map { _ in randomUnitVector(&rng) * Double.random(in: 0.5...3, using: &rng) }
         let rotation = Rotation.matrix(angleAxis: randomUnitVector(&rng) * 3.0)
         let target = points.map { 2.5 * (rotation * $0) + SIMD3(1, 2, 3) }

@@ -32,7 +32,7 @@ final class TrackBuilderTests: XCTestCase {
     func testSeededRandomScenesRecoverEveryTrack() {
         // A synthetic scene: 200 points seen by random subsets of 6 images; each pair that shares
         // a point gets the match; tracks must come back exactly.
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let numImages = 6, numPoints = 200
         var keypointOf = Array(repeating: [Int32](repeating: -1, count: numPoints), count: numImages)
         var counts = Array(repeating: 0, count: numImages)
@@ -61,15 +61,3 @@ final class TrackBuilderTests: XCTestCase {
     }
 }
 
-/// A tiny deterministic generator for tests (SplitMix64).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

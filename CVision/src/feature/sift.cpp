@@ -1,6 +1,7 @@
 // SIFT extraction (OpenCV) into the COLMAP conventions the rest of the pipeline expects: pixel
 // centres at +0.5, keypoints in full-size upright pixels, RootSIFT descriptors of unit length.
 #include <algorithm>
+#include <tuple>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -157,8 +158,9 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     cv::Mat detection_mask;
     if (!keep.empty()) cv::resize(keep(region), detection_mask, gray.size(), 0, 0, cv::INTER_NEAREST);
 
-    // With a mask OpenCV would cut to nfeatures before masking, so then we cut ourselves.
-    cv::Ptr<cv::SIFT> sift = cv::SIFT::create(keep.empty() ? options.max_features : 0, 3,
+    // OpenCV would cut to nfeatures before masking, and its cut (and its keypoint order, which
+    // comes out of parallel loops) is not reproducible among equal responses: we cut ourselves.
+    cv::Ptr<cv::SIFT> sift = cv::SIFT::create(0, 3,
                                               options.contrast_threshold,
                                               options.edge_threshold, 1.6);
     std::vector<cv::KeyPoint> keypoints;
@@ -183,8 +185,12 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
       }
       order.push_back(int(i));
     }
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return keypoints[a].response > keypoints[b].response;
+    // A total order (response, then position, size, angle) so that runs are bit-identical.
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      const cv::KeyPoint& ka = keypoints[a];
+      const cv::KeyPoint& kb = keypoints[b];
+      return std::make_tuple(-ka.response, ka.pt.x, ka.pt.y, ka.size, ka.angle) <
+             std::make_tuple(-kb.response, kb.pt.x, kb.pt.y, kb.size, kb.angle);
     });
     if (order.size() > size_t(options.max_features)) order.resize(options.max_features);
 

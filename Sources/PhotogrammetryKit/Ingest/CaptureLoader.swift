@@ -29,7 +29,8 @@ public enum CaptureLoader {
             do {
                 _ = try ZipArchive.extract(input, to: root)
             } catch let error as CVisionError {
-                throw PipelineError.invalidInput("\(input.lastPathComponent): \(error.message)")
+                let name = input.lastPathComponent
+                throw PipelineError.invalidInput(error.message.hasPrefix(name) ? error.message : "\(name): \(error.message)")
             }
         }
         let imageRoot = findImageRoot(root)

@@ -22,6 +22,19 @@ public struct Report: Codable, Sendable {
     public var captureKind: String?
     public var azimuthCoverageDeg: Double?
     public var elevationSpreadDeg: Double?
+    /// Why the angular measures are null, when they are (walkthroughs, too few cameras).
+    public var angularMeasuresNote: String?
+    /// Where "up" came from: "gravity", "camera up vectors" or "camera-centre plane".
+    public var upSource: String?
+    /// Registered cameras per coverage-dial cell: 2 elevation rings (below / from
+    /// ``ReportImage/upperRingElevationDeg``) by 16 azimuth sectors of 22.5°, sector 0 from azimuth 0.
+    public var coverageSectors: [[Int]]?
+    /// Features discarded because they stayed put while the object turned (turntable captures).
+    public var staticFeaturesDiscarded = 0
+    /// Blur scores below this were rejected (relative to the capture's median score).
+    public var blurFloor: Double?
+    /// Every image of the capture with its status, for the per-image table.
+    public var images: [ReportImage] = []
     public var advice: [String] = []
     public var detail: String = "full"
     public var triangles: Int?
@@ -35,7 +48,10 @@ public struct Report: Codable, Sendable {
         case points3D = "points3D", meanTrackLength = "mean_track_length"
         case rejectedImages = "rejected_images", unregisteredImages = "unregistered_images"
         case cameras, captureKind = "capture_kind", azimuthCoverageDeg = "azimuth_coverage_deg"
-        case elevationSpreadDeg = "elevation_spread_deg", advice, detail, triangles
+        case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
+        case upSource = "up_source", coverageSectors = "coverage_sectors"
+        case staticFeaturesDiscarded = "static_features_discarded", blurFloor = "blur_floor", images
+        case advice, detail, triangles
         case textureSize = "texture_size", stages, version
     }
 
@@ -48,11 +64,45 @@ public struct Report: Codable, Sendable {
         let data = try encoder.encode(self)
         // JSONEncoder omits nil optionals; the schema wants the keys present as null.
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
-        for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "triangles", "texture_size"]
+        for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
+                    "coverage_sectors", "blur_floor", "triangles", "texture_size"]
             where object[key] == nil {
             object[key] = NSNull()
         }
         return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+}
+
+/// One image as the report shows it: its status and, once registered, where it looks from.
+public struct ReportImage: Codable, Sendable {
+    /// Cameras at or above this elevation (degrees) fall in the dial's upper ring.
+    public static let upperRingElevationDeg = 20.0
+
+    public var name: String
+    /// "registered", "unregistered" or "rejected".
+    public var status: String
+    /// Why a rejected or unregistered image is so.
+    public var reason: String?
+    /// SIFT features kept (after masks and static-feature rejection).
+    public var features: Int?
+    /// Gradient energy of the downscaled grey image: higher is sharper.
+    public var blurScore: Double?
+    /// Camera azimuth and elevation about the object centre, degrees (orbit and turntable).
+    public var azimuthDeg: Double?
+    public var elevationDeg: Double?
+    /// Camera centre and viewing direction in the horizontal plane of the diagnosis frame (x, y).
+    public var centerTop: [Double]?
+    public var directionTop: [Double]?
+
+    public init(name: String, status: String, reason: String? = nil) {
+        self.name = name
+        self.status = status
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, status, reason, features, blurScore = "blur_score", azimuthDeg = "azimuth_deg"
+        case elevationDeg = "elevation_deg", centerTop = "center_top", directionTop = "direction_top"
     }
 }
 

@@ -16,9 +16,7 @@ public enum FeatureExtraction {
                            cacheDirectory: URL?, progress: ProgressSink?) throws -> Result {
         let n = capture.images.count
         let slots = ResultSlots<Swift.Result<FeatureSet, CVisionError>>(count: n)
-        let done = ResultSlots<Bool>(count: 1)
-        var completed = 0
-        let lock = NSLock()
+        let counter = ProgressCounter(stage: "features", total: n, sink: progress)
         parallelFor(n, threads: threads) { i in
             let image = capture.images[i]
             let cache = cacheDirectory?.appendingPathComponent(cacheName(image))
@@ -37,13 +35,9 @@ public enum FeatureExtraction {
                     slots[i] = .failure(CVisionError(code: .internalError, message: "\(error)"))
                 }
             }
-            lock.lock()
-            completed += 1
-            let count = completed
-            lock.unlock()
-            if progress?.update(stage: "features", done: count, total: n) == false { done[0] = true }
+            counter.step()
         }
-        if done[0] == true { throw PipelineError.cancelled }
+        try counter.checkCancelled()
         var features: [FeatureSet?] = []
         var failures: [(Int, String)] = []
         for (i, slot) in slots.values.enumerated() {

@@ -10,6 +10,8 @@ public struct MatchingOptions: Sendable {
     public var twoView = TwoViewOptions()
     /// Pairs with fewer putative matches are not verified. Default 20.
     public var minPutativeMatches = 20
+    /// Static features of a fixed camera (turntable captures).
+    public var staticFeatures = StaticFeatureOptions()
 
     public init() {}
 
@@ -17,45 +19,65 @@ public struct MatchingOptions: Sendable {
         try pairs.validate()
         try descriptors.validate()
         try twoView.validate()
+        try staticFeatures.validate()
     }
 }
 
 /// Stage 3: matches the selected pairs and keeps the geometrically verified ones.
+///
+/// Three steps: putative matches for every selected pair; static features (a fixed camera over
+/// a turning object) found from those and removed; geometric verification of what is left.
 public enum PairMatching {
-    /// Matches and verifies pairs in parallel; returns the verified graph.
+    /// The stage's outcome: the verified graph and what static-feature detection found.
+    public struct Result: Sendable {
+        public var graph: MatchGraph
+        public var staticFeatures: StaticFeatures
+    }
+
+    /// Matches and verifies pairs in parallel.
     /// - Parameters:
     ///   - features: per image (all non-nil: callers drop failed images first).
     ///   - calibration: per image, its calibration matrix when the focal length is trusted (E is
     ///     then estimated alongside F), else nil.
     public static func run(features: [FeatureSet], calibration: [Matrix3?], options: MatchingOptions,
-                           threads: Int, progress: ProgressSink?) throws -> MatchGraph {
+                           threads: Int, progress: ProgressSink?) throws -> Result {
         let pairs = PairSelection.pairs(count: features.count, options: options.pairs)
-        let slots = ResultSlots<MatchGraph.Edge>(count: pairs.count)
-        let lock = NSLock()
-        var completed = 0, cancelled = false
         // Keypoint positions once per image, not once per pair.
         let positions = features.map { set in set.keypointPositions() }
+        let counter = ProgressCounter(stage: "matching", total: 2 * pairs.count, sink: progress)
+
+        let putativeSlots = ResultSlots<[SIMD2<Int32>]>(count: pairs.count)
         parallelFor(pairs.count, threads: threads) { p in
             let i = Int(pairs[p].x), j = Int(pairs[p].y)
-            if let edge = try? verify(i, j, features: features, positions: positions,
-                                      calibration: calibration, options: options) {
+            putativeSlots[p] = (try? DescriptorMatcher.match(features[i], features[j], options: options.descriptors)
+                .map { SIMD2($0.index1, $0.index2) }) ?? []
+            counter.step()
+        }
+        try counter.checkCancelled()
+        let putative = putativeSlots.values.map { $0 ?? [] }
+
+        let staticFeatures = StaticFeatures.detect(
+            pairs: pairs, matches: putative, positions: positions,
+            imageSizes: features.map { SIMD2($0.imageWidth, $0.imageHeight) }, options: options.staticFeatures)
+
+        let slots = ResultSlots<MatchGraph.Edge>(count: pairs.count)
+        parallelFor(pairs.count, threads: threads) { p in
+            let i = Int(pairs[p].x), j = Int(pairs[p].y)
+            let matches = staticFeatures.filter(putative[p], first: i, second: j)
+            if let edge = try? verify(i, j, matches: matches, positions: positions, calibration: calibration,
+                                      options: options) {
                 slots[p] = edge
             }
-            lock.lock()
-            completed += 1
-            let count = completed
-            lock.unlock()
-            if progress?.update(stage: "matching", done: count, total: pairs.count) == false { cancelled = true }
+            counter.step()
         }
-        if cancelled { throw PipelineError.cancelled }
-        return MatchGraph(numImages: features.count, edges: slots.values.compactMap { $0 })
+        try counter.checkCancelled()
+        return Result(graph: MatchGraph(numImages: features.count, edges: slots.values.compactMap { $0 }),
+                      staticFeatures: staticFeatures)
     }
 
-    /// Matches one pair and verifies it; nil when it does not hold up.
-    static func verify(_ i: Int, _ j: Int, features: [FeatureSet], positions: [[SIMD2<Double>]],
+    /// Verifies one pair's putative matches; nil when they do not hold up.
+    static func verify(_ i: Int, _ j: Int, matches: [SIMD2<Int32>], positions: [[SIMD2<Double>]],
                        calibration: [Matrix3?], options: MatchingOptions) throws -> MatchGraph.Edge? {
-        let matches = try DescriptorMatcher.match(features[i], features[j], options: options.descriptors)
-            .map { SIMD2($0.index1, $0.index2) }
         guard matches.count >= options.minPutativeMatches else { return nil }
         let points1 = matches.map { positions[i][Int($0.x)] }
         let points2 = matches.map { positions[j][Int($0.y)] }

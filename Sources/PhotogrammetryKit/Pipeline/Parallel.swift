@@ -41,3 +41,39 @@ final class ResultSlots<T>: @unchecked Sendable {
 
     var values: [T?] { lock.lock(); defer { lock.unlock() }; return storage }
 }
+
+/// Counts finished work items from several threads and tells a progress sink; remembers a cancel.
+final class ProgressCounter: @unchecked Sendable {
+    let stage: String
+    let total: Int
+    private let sink: ProgressSink?
+    private let lock = NSLock()
+    private var done = 0
+    private var cancelled = false
+
+    init(stage: String, total: Int, sink: ProgressSink?) {
+        self.stage = stage
+        self.total = total
+        self.sink = sink
+    }
+
+    /// One more item is done.
+    func step() {
+        lock.lock()
+        done += 1
+        let count = done
+        lock.unlock()
+        if sink?.update(stage: stage, done: count, total: total) == false {
+            lock.lock()
+            cancelled = true
+            lock.unlock()
+        }
+    }
+
+    /// Throws ``PipelineError/cancelled`` when the sink asked to stop.
+    func checkCancelled() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if cancelled { throw PipelineError.cancelled }
+    }
+}

@@ -63,9 +63,15 @@ public final class ReconstructionPipeline {
             let id = setup.cameraOfImage[i]
             return setup.hasPrior[id] == true ? setup.cameras[id.rawValue - 1].calibrationMatrix : nil
         }
-        let graph = try timed("matching") {
+        let matching = try timed("matching") {
             try PairMatching.run(features: features, calibration: calibration, options: options.matching,
                                  threads: options.numThreads, progress: progress)
+        }
+        let graph = matching.graph
+        if matching.staticFeatures.isTurntable {
+            report.staticFeaturesDiscarded = matching.staticFeatures.discardedCount
+            progress?.note(String(format: "fixed camera: %d static features discarded (%.0f%% of pairs static)",
+                                  matching.staticFeatures.discardedCount, 100 * matching.staticFeatures.staticPairFraction))
         }
 
         // 4. Sparse reconstruction

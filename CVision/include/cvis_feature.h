@@ -51,6 +51,14 @@ int32_t cvis_features_image_height(const cvis_features* features);
 const float* cvis_features_keypoints(const cvis_features* features);
 /* count x 3 bytes: RGB sampled at each keypoint. Owned by the handle. */
 const uint8_t* cvis_features_colors(const cvis_features* features);
+/* Sharpness of the image the features came from: mean squared gradient magnitude (intensity in
+ * [0, 1], per pixel) of the grey image at a working size of at most 640 px, inside the keep mask
+ * when one was given. Blurred frames score far below their neighbours. */
+double cvis_features_blur_score(const cvis_features* features);
+
+/* The same score for an 8-bit grey image in memory (row stride in bytes). */
+cvis_status cvis_blur_score_gray(const uint8_t* pixels, int32_t width, int32_t height,
+                                 int32_t stride, double* out);
 
 typedef struct cvis_match_options {
   float max_ratio;       /* default 0.8: best / second-best distance (Lowe's ratio test) */

@@ -30,8 +30,11 @@ enum ReconstructCommand {
             guard let seed = UInt64(text) else { throw ArgumentParser.Failure(description: "--seed wants a non-negative integer") }
             options.seed = seed
         }
-        if parsed["mask"] != nil || parsed["priors"] != nil {
-            throw ArgumentParser.Failure(description: "--mask and --priors are not available in this version yet")
+        if let text = parsed["mask"] {
+            options.mask = text == "none" ? .disabled : .given(try MaskSource.load(URL(fileURLWithPath: text)))
+        }
+        if parsed["priors"] != nil {
+            throw ArgumentParser.Failure(description: "--priors is not available in this version yet")
         }
         let mode = ProgressMode(rawValue: parsed["progress"] ?? (isatty(2) != 0 ? "tty" : "none"))
         guard let mode else { throw ArgumentParser.Failure(description: "--progress must be tty, json or none") }

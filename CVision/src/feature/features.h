@@ -12,6 +12,7 @@ struct cvis_features {
 
   int32_t image_width = 0;            // upright, full size
   int32_t image_height = 0;
+  double blur_score = 0.0;            // gradient energy, see blur.h
   std::vector<float> keypoints;       // count x 4: x, y (COLMAP pixel convention), scale, angle
   std::vector<float> descriptors;     // count x 128, unit L2 length
   std::vector<uint8_t> colors;        // count x 3, RGB

@@ -15,6 +15,7 @@
 
 #include "../io/image_io.h"
 #include "../util/status.h"
+#include "blur.h"
 #include "features.h"
 
 namespace cvis {
@@ -45,7 +46,15 @@ cvis_status BuildKeepMask(const char* mask_path, const cvis_rect* keep_rect, cv:
   if (mask_path != nullptr && mask_path[0] != '\0') {
     cv::Mat mask;
     if (cvis_status status = DecodeMask(mask_path, &mask); status != CVIS_OK) return status;
-    if (mask.size() != size) cv::resize(mask, mask, size, 0, 0, cv::INTER_NEAREST);
+    if (mask.size() != size) {
+      // A mask of another resolution is scaled; one of another shape belongs to another image.
+      const double aspect_mask = double(mask.cols) / mask.rows, aspect_image = double(size.width) / size.height;
+      if (std::abs(aspect_mask / aspect_image - 1.0) > 0.01) {
+        return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(mask_path), ": mask is ", mask.cols, "x", mask.rows,
+                                               ", the image ", size.width, "x", size.height));
+      }
+      cv::resize(mask, mask, size, 0, 0, cv::INTER_NEAREST);
+    }
     cv::threshold(mask, *keep, 127, 255, cv::THRESH_BINARY);
   }
   if (keep_rect != nullptr) {
@@ -138,6 +147,7 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     auto features = std::make_unique<cvis_features>();
     features->image_width = color.cols;
     features->image_height = color.rows;
+    features->blur_score = BlurScore(color, keep);
     const cv::Rect region = DetectionRegion(keep, color.size());
     if (region.area() == 0) {  // everything masked out
       *out = features.release();
@@ -215,108 +225,6 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
       raw.row(i).copyTo(selected.row(int(j)));
     }
     NormalizeDescriptors(selected, options.root_sift != 0, features->descriptors.data());
-    *out = features.release();
-    return CVIS_OK;
-  });
-}
-
-// ---- Handle accessors and the checkpoint format -------------------------------------------
-// File layout (native little-endian): "CVISFT01", int32 width, height, count, descriptor dim,
-// then count x 4 float keypoints, count x 128 byte descriptors, count x 3 byte colours.
-
-namespace cvis {
-namespace {
-constexpr char kMagic[8] = {'C', 'V', 'I', 'S', 'F', 'T', '0', '1'};
-}  // namespace
-}  // namespace cvis
-
-extern "C" void cvis_features_destroy(cvis_features* features) { delete features; }
-
-extern "C" int32_t cvis_features_count(const cvis_features* f) { return f ? f->Count() : 0; }
-extern "C" int32_t cvis_features_image_width(const cvis_features* f) {
-  return f ? f->image_width : 0;
-}
-extern "C" int32_t cvis_features_image_height(const cvis_features* f) {
-  return f ? f->image_height : 0;
-}
-extern "C" const float* cvis_features_keypoints(const cvis_features* f) {
-  return f ? f->keypoints.data() : nullptr;
-}
-extern "C" const uint8_t* cvis_features_colors(const cvis_features* f) {
-  return f ? f->colors.data() : nullptr;
-}
-
-extern "C" cvis_status cvis_features_save(const cvis_features* features, const char* path) {
-  using namespace cvis;
-  return Guard([&] {
-    if (features == nullptr || path == nullptr) {
-      return Fail(CVIS_INVALID_ARGUMENT, "cvis_features_save: null argument");
-    }
-    // Written beside the target and renamed, so an interrupted run never leaves a torn
-    // checkpoint that a resume would trust.
-    const std::string temporary = std::string(path) + ".tmp";
-    FILE* file = std::fopen(temporary.c_str(), "wb");
-    if (file == nullptr) {
-      return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot write (", std::strerror(errno), ")"));
-    }
-    const int32_t count = features->Count();
-    const int32_t header[4] = {features->image_width, features->image_height, count,
-                               cvis_features::kDescriptorDim};
-    std::vector<uint8_t> bytes(size_t(count) * cvis_features::kDescriptorDim);
-    for (int32_t i = 0; i < count; ++i) {
-      QuantizeDescriptor(&features->descriptors[size_t(i) * cvis_features::kDescriptorDim],
-                         &bytes[size_t(i) * cvis_features::kDescriptorDim]);
-    }
-    bool ok = std::fwrite(kMagic, 1, 8, file) == 8 && std::fwrite(header, 4, 4, file) == 4;
-    ok = ok && std::fwrite(features->keypoints.data(), 4, features->keypoints.size(), file) ==
-                   features->keypoints.size();
-    ok = ok && std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-    ok = ok && std::fwrite(features->colors.data(), 1, features->colors.size(), file) ==
-                   features->colors.size();
-    ok = (std::fclose(file) == 0) && ok;
-    if (!ok || std::rename(temporary.c_str(), path) != 0) {
-      std::remove(temporary.c_str());
-      return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": write failed (", std::strerror(errno), ")"));
-    }
-    return CVIS_OK;
-  });
-}
-
-extern "C" cvis_status cvis_features_load(const char* path, cvis_features** out) {
-  using namespace cvis;
-  return Guard([&] {
-    if (path == nullptr || out == nullptr) {
-      return Fail(CVIS_INVALID_ARGUMENT, "cvis_features_load: null argument");
-    }
-    *out = nullptr;
-    std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path, "rb"), &std::fclose);
-    if (!file) {
-      return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot open (", std::strerror(errno), ")"));
-    }
-    char magic[8];
-    int32_t header[4];
-    if (std::fread(magic, 1, 8, file.get()) != 8 || std::memcmp(magic, kMagic, 8) != 0 ||
-        std::fread(header, 4, 4, file.get()) != 4 || header[0] < 0 || header[1] < 0 ||
-        header[2] < 0 || header[3] != cvis_features::kDescriptorDim) {
-      return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": not a CVision feature file"));
-    }
-    auto features = std::make_unique<cvis_features>();
-    features->image_width = header[0];
-    features->image_height = header[1];
-    const size_t count = size_t(header[2]);
-    std::vector<uint8_t> bytes(count * cvis_features::kDescriptorDim);
-    features->keypoints.resize(count * 4);
-    features->colors.resize(count * 3);
-    features->descriptors.resize(bytes.size());
-    const bool ok =
-        std::fread(features->keypoints.data(), 4, count * 4, file.get()) == count * 4 &&
-        std::fread(bytes.data(), 1, bytes.size(), file.get()) == bytes.size() &&
-        std::fread(features->colors.data(), 1, count * 3, file.get()) == count * 3;
-    if (!ok) return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": truncated feature file"));
-    for (size_t i = 0; i < count; ++i) {
-      DequantizeDescriptor(&bytes[i * cvis_features::kDescriptorDim],
-                           &features->descriptors[i * cvis_features::kDescriptorDim]);
-    }
     *out = features.release();
     return CVIS_OK;
   });

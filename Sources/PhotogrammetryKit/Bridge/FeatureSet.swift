@@ -115,6 +115,19 @@ public final class FeatureSet: @unchecked Sendable {
         return (0..<n).map { SIMD4(base[4 * $0], base[4 * $0 + 1], base[4 * $0 + 2], base[4 * $0 + 3]) }
     }
 
+    /// Sharpness of the image: gradient energy at a working size of 640 px, inside the masks.
+    public var blurScore: Double { cvis_features_blur_score(handle) }
+
+    /// The blur score of an 8-bit grey image in memory, as ``blurScore`` measures it.
+    public static func blurScore(gray pixels: [UInt8], width: Int, height: Int) throws -> Double {
+        precondition(pixels.count >= width * height, "pixel buffer too small")
+        var score = 0.0
+        try pixels.withUnsafeBufferPointer { buffer in
+            try check(cvis_blur_score_gray(buffer.baseAddress, Int32(width), Int32(height), Int32(width), &score))
+        }
+        return score
+    }
+
     /// RGB colour of the image at each keypoint.
     public var colors: [SIMD3<UInt8>] {
         let n = count

@@ -10,22 +10,23 @@ public enum FeatureExtraction {
 
     /// Extracts features for each image of the capture.
     /// - Parameters:
-    ///   - masks: for each image, an optional mask file (255 = keep).
+    ///   - masks: where masks come from, if anywhere: a rectangle or one file per image.
     ///   - cacheDirectory: where features are checkpointed; a rerun loads them instead.
-    public static func run(capture: Capture, masks: [URL?], options: SIFTOptions, threads: Int,
+    public static func run(capture: Capture, masks: MaskSource?, options: SIFTOptions, threads: Int,
                            cacheDirectory: URL?, progress: ProgressSink?) throws -> Result {
         let n = capture.images.count
         let slots = ResultSlots<Swift.Result<FeatureSet, CVisionError>>(count: n)
         let counter = ProgressCounter(stage: "features", total: n, sink: progress)
         parallelFor(n, threads: threads) { i in
             let image = capture.images[i]
-            let cache = cacheDirectory?.appendingPathComponent(cacheName(image))
+            let maskURL = masks?.maskURL(for: image)
+            let cache = cacheDirectory?.appendingPathComponent(cacheName(image, mask: maskURL))
             if let cache, FileManager.default.fileExists(atPath: cache.path),
                let cached = try? FeatureSet.load(from: cache) {
                 slots[i] = .success(cached)
             } else {
                 do {
-                    let features = try FeatureSet.extract(imageURL: image.url, maskURL: masks[i], keepRect: nil,
+                    let features = try FeatureSet.extract(imageURL: image.url, maskURL: maskURL, keepRect: masks?.keepRect,
                                                           options: options)
                     if let cache { try? features.save(to: cache) }
                     slots[i] = .success(features)
@@ -54,12 +55,16 @@ public enum FeatureExtraction {
         return Result(features: features, failures: failures)
     }
 
-    /// A flat cache file name for an image, from its name (which may hold folders), size and
-    /// modification time, so that a changed image is never served stale features.
-    static func cacheName(_ image: CaptureImage) -> String {
-        let values = try? image.url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
-        let size = values?.fileSize ?? 0
-        let modified = Int64((values?.contentModificationDate?.timeIntervalSince1970 ?? 0) * 1000)
-        return image.name.replacingOccurrences(of: "/", with: "__") + "-\(size)-\(modified).sift"
+    /// A flat cache file name for an image, from its name (which may hold folders), and the
+    /// size and modification time of it and its mask, so that a changed image or mask is never
+    /// served stale features.
+    static func cacheName(_ image: CaptureImage, mask: URL?) -> String {
+        func stamp(_ url: URL) -> String {
+            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
+            let modified = Int64((values?.contentModificationDate?.timeIntervalSince1970 ?? 0) * 1000)
+            return "\(values?.fileSize ?? 0)-\(modified)"
+        }
+        let maskStamp = mask.map { "-m" + stamp($0) } ?? ""
+        return image.name.replacingOccurrences(of: "/", with: "__") + "-" + stamp(image.url) + maskStamp + ".sift"
     }
 }

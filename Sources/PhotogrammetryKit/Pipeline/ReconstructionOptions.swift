@@ -6,6 +6,11 @@ public struct ReconstructionOptions: Sendable {
     public var sparseOnly = false
     /// The room is the subject (walk-through capture). Default false.
     public var room = false
+    /// Which masks restrict features (and later dense and mesh work). Default automatic.
+    public var mask = MaskSelection.automatic
+    /// Frames whose blur score is below this fraction of the capture's median are rejected as
+    /// blurred (0 keeps every frame). Default 0.3.
+    public var blurFloorFraction = 0.3
     /// Pinhole intrinsics to hold fixed, from `--intrinsics`. Default nil (self-calibrate).
     public var fixedIntrinsics: FixedIntrinsics?
     /// Worker threads for every parallel stage. Default 2.
@@ -32,8 +37,21 @@ public struct ReconstructionOptions: Sendable {
         guard numThreads >= 1 && numThreads <= 256 else {
             throw PipelineError.invalidOption("--threads must be between 1 and 256")
         }
+        guard (0..<1).contains(blurFloorFraction) else {
+            throw PipelineError.invalidOption("blur floor fraction must be in [0, 1)")
+        }
         try sift.validate()
         try matching.validate()
         try mapper.validate()
     }
+}
+
+/// Where masks come from.
+public enum MaskSelection: Sendable, Equatable {
+    /// A `masks/` folder or `mask.json` the capture carries, if any (not for rooms).
+    case automatic
+    /// No masks, even when the capture carries some (`--mask none`).
+    case disabled
+    /// The masks given with `--mask`.
+    case given(MaskSource)
 }

@@ -34,28 +34,8 @@ public final class ReconstructionPipeline {
         report.rejectedImages = capture.rejected
         for rejected in capture.rejected { progress?.note("rejected \(rejected.name): \(rejected.reason)") }
 
-        // 2. Features
-        let extraction = try timed("features") {
-            try FeatureExtraction.run(capture: capture, masks: Array(repeating: nil, count: capture.images.count),
-                                      options: options.sift, threads: options.numThreads,
-                                      cacheDirectory: try cacheDirectory("features-" + options.sift.cacheKey), progress: progress)
-        }
-        var usable = capture
-        usable.images = []
-        var features: [FeatureSet] = []
-        for (i, image) in capture.images.enumerated() {
-            if let set = extraction.features[i] {
-                usable.images.append(image)
-                features.append(set)
-            } else if let failure = extraction.failures.first(where: { $0.index == i }) {
-                report.rejectedImages.append(RejectedImage(name: image.name, reason: failure.reason))
-                progress?.note("rejected \(image.name): \(failure.reason)")
-            }
-        }
-        guard usable.images.count >= CaptureLoader.minimumImages else {
-            throw PipelineError.tooFewImages(usable: usable.images.count, required: CaptureLoader.minimumImages,
-                                             input: input.path)
-        }
+        // 2. Features (masked), blurred frames out
+        let (usable, features) = try extractFeatures(capture)
 
         // 3. Matching and geometric verification
         var setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
@@ -76,7 +56,8 @@ public final class ReconstructionPipeline {
 
         // 4. Sparse reconstruction
         let model = try timed("sparse") { try reconstructSparse(usable, features, graph, &setup) }
-        summarize(model, usable: usable, setup: setup)
+        summarize(model, usable: usable)
+        describeImages(capture, model: model, features: Dictionary(uniqueKeysWithValues: zip(usable.images.map(\.name), features)))
 
         // 5. Export
         try timed("export") {
@@ -85,6 +66,78 @@ public final class ReconstructionPipeline {
         // Last, so that it holds every stage's time; written whole or not at all.
         try writeAtomically(report.jsonData(), to: output.appendingPathComponent("report.json"))
         return report
+    }
+
+    /// Features of every image under the capture's masks; drops images that fail and frames
+    /// too blurred to use, and returns what is left.
+    func extractFeatures(_ capture: Capture) throws -> (Capture, [FeatureSet]) {
+        let masks = try resolveMasks(capture)
+        let cacheKey = "features-" + options.sift.cacheKey + (masks.map { "-" + $0.cacheKey } ?? "")
+        let extraction = try timed("features") {
+            try FeatureExtraction.run(capture: capture, masks: masks, options: options.sift,
+                                      threads: options.numThreads, cacheDirectory: try cacheDirectory(cacheKey),
+                                      progress: progress)
+        }
+        var candidates: [(CaptureImage, FeatureSet)] = []
+        for (i, image) in capture.images.enumerated() {
+            if let set = extraction.features[i] {
+                candidates.append((image, set))
+            } else if let failure = extraction.failures.first(where: { $0.index == i }) {
+                reject(image.name, failure.reason)
+            }
+        }
+        let floor = blurFloor(candidates.map { $0.1.blurScore })
+        report.blurFloor = floor
+        var usable = capture
+        usable.images = []
+        var features: [FeatureSet] = []
+        for (image, set) in candidates {
+            if let floor, set.blurScore < floor {
+                reject(image.name, String(format: "blurred: sharpness %.2g below the capture's floor %.2g", set.blurScore, floor))
+            } else {
+                usable.images.append(image)
+                features.append(set)
+            }
+        }
+        guard usable.images.count >= CaptureLoader.minimumImages else {
+            throw PipelineError.tooFewImages(usable: usable.images.count, required: CaptureLoader.minimumImages,
+                                             input: input.path)
+        }
+        return (usable, features)
+    }
+
+    /// The masks this run uses: given, or carried by the capture (not for rooms), or none.
+    func resolveMasks(_ capture: Capture) throws -> MaskSource? {
+        let source: MaskSource?
+        switch options.mask {
+        case .disabled: source = nil
+        case .given(let given): source = given
+        case .automatic: source = options.room ? nil : MaskSource.discover(in: capture)
+        }
+        try source?.validate(against: capture)
+        if let source {
+            progress?.note(source.summary)
+            for image in capture.images where source.maskURL(for: image) == nil {
+                if case .directory = source { progress?.note("\(image.name): no mask, the whole frame is used") }
+            }
+        }
+        return source
+    }
+
+    /// The blur score below which a frame is rejected, relative to the capture's median; nil
+    /// when blur rejection is off or there are too few frames to compare.
+    func blurFloor(_ scores: [Double]) -> Double? {
+        guard options.blurFloorFraction > 0, scores.count >= CaptureLoader.minimumImages else { return nil }
+        let sorted = scores.sorted()
+        let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2]
+            : 0.5 * (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2])
+        return options.blurFloorFraction * median
+    }
+
+    /// Records a rejected image and tells the user.
+    func reject(_ name: String, _ reason: String) {
+        report.rejectedImages.append(RejectedImage(name: name, reason: reason))
+        progress?.note("rejected \(name): \(reason)")
     }
 
     /// Tracks, focal-length initialisation and incremental SfM.
@@ -118,23 +171,6 @@ public final class ReconstructionPipeline {
         var model = try mapper.run()
         model.removeUnregisteredImages()
         return model
-    }
-
-    /// Fills the report's statistics from the finished model.
-    func summarize(_ model: Reconstruction, usable: Capture, setup: CameraSetup) {
-        report.imagesRegistered = model.registeredImageIDs.count
-        let usableCount = report.imagesTotal - report.rejectedImages.count
-        report.alignmentRatio = usableCount > 0 ? Double(report.imagesRegistered) / Double(usableCount) : 0
-        report.meanReprojectionErrorPx = model.meanReprojectionError
-        report.points3D = model.points3D.count
-        report.meanTrackLength = model.points3D.isEmpty ? 0 : Double(model.numObservations) / Double(model.points3D.count)
-        let registeredNames = Set(model.images.values.map(\.name))
-        report.unregisteredImages = usable.images.map(\.name).filter { !registeredNames.contains($0) }
-        report.cameras = model.cameras.values.sorted { $0.id < $1.id }.map { camera in
-            ReportCamera(id: camera.id.rawValue, model: camera.model.name, width: camera.width, height: camera.height,
-                         params: camera.params,
-                         images: model.images.values.filter { $0.cameraID == camera.id }.count)
-        }
     }
 
     /// Runs one stage, records its wall time and tells the progress sink.

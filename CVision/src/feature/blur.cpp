@@ -1,0 +1,52 @@
+#include "blur.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "../../include/cvis_feature.h"
+#include "../util/status.h"
+
+namespace cvis {
+
+double BlurScore(const cv::Mat& image, const cv::Mat& keep) {
+  if (image.empty()) return 0.0;
+  constexpr int kWorkingSide = 640;
+  cv::Mat gray;
+  if (image.channels() == 3) cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY); else gray = image;
+  const double scale = std::min(1.0, double(kWorkingSide) / std::max(gray.cols, gray.rows));
+  cv::Mat small_mask;
+  if (scale < 1.0) {
+    const cv::Size size(std::max(1, int(std::lround(gray.cols * scale))),
+                        std::max(1, int(std::lround(gray.rows * scale))));
+    cv::resize(gray, gray, size, 0, 0, cv::INTER_AREA);
+    if (!keep.empty()) cv::resize(keep, small_mask, size, 0, 0, cv::INTER_NEAREST);
+  } else if (!keep.empty()) {
+    small_mask = keep;
+  }
+  cv::Mat intensity, gx, gy;
+  gray.convertTo(intensity, CV_32F, 1.0 / 255.0);
+  // Sobel's 3x3 kernel sums to 8 in its derivative direction: scale to a unit step.
+  cv::Sobel(intensity, gx, CV_32F, 1, 0, 3, 0.125);
+  cv::Sobel(intensity, gy, CV_32F, 0, 1, 3, 0.125);
+  cv::Mat energy = gx.mul(gx) + gy.mul(gy);
+  if (small_mask.empty()) return cv::mean(energy)[0];
+  if (cv::countNonZero(small_mask) == 0) return 0.0;
+  return cv::mean(energy, small_mask)[0];
+}
+
+}  // namespace cvis
+
+extern "C" cvis_status cvis_blur_score_gray(const uint8_t* pixels, int32_t width, int32_t height,
+                                            int32_t stride, double* out) {
+  using namespace cvis;
+  return Guard([&] {
+    if (pixels == nullptr || out == nullptr || width <= 0 || height <= 0 || stride < width) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_blur_score_gray: null or empty image");
+    }
+    const cv::Mat gray(height, width, CV_8U, const_cast<uint8_t*>(pixels), size_t(stride));
+    *out = BlurScore(gray, cv::Mat());
+    return CVIS_OK;
+  });
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// What selects the modelled part of every frame: one rectangle or one mask image per frame.
+///
+/// `mask.json` holds `{"rect": {"x": …, "y": …, "width": …, "height": …}}` (top-level x, y,
+/// width, height are read too), in upright image pixels, the same for every frame: the rectangle
+/// a user drags once over a turntable's object. A mask folder holds one 8-bit PNG per image with
+/// the image's stem (`masks/0001.png` for `images/0001.jpg`), 255 = keep.
+public enum MaskSource: Sendable, Equatable {
+    /// One keep-rectangle for every frame, in upright pixels (x, y = top-left corner).
+    case rectangle(x: Double, y: Double, width: Double, height: Double)
+    /// One PNG per image in this folder.
+    case directory(URL)
+
+    /// Reads `--mask PATH`: a folder of PNGs or a JSON file with a rectangle.
+    /// - Throws: ``PipelineError/invalidInput(_:)`` naming the file and what is wrong with it.
+    public static func load(_ url: URL) throws -> MaskSource {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw PipelineError.invalidInput("\(url.path): no such mask file or folder")
+        }
+        if isDirectory.boolValue { return .directory(url) }
+        guard let data = try? Data(contentsOf: url),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw PipelineError.invalidInput("\(url.path): not a JSON object (want {\"rect\": {\"x\", \"y\", \"width\", \"height\"}})")
+        }
+        let rect = (object["rect"] as? [String: Any]) ?? object
+        let values = ["x", "y", "width", "height"].map { (rect[$0] as? NSNumber)?.doubleValue }
+        guard let x = values[0], let y = values[1], let width = values[2], let height = values[3],
+              [x, y, width, height].allSatisfy(\.isFinite) else {
+            throw PipelineError.invalidInput("\(url.path): rect needs numbers x, y, width and height")
+        }
+        guard width >= 1, height >= 1, x >= 0, y >= 0 else {
+            throw PipelineError.invalidInput("\(url.path): rect \(Int(x)),\(Int(y)) \(Int(width))x\(Int(height)) is empty or negative")
+        }
+        return .rectangle(x: x, y: y, width: width, height: height)
+    }
+
+    /// The masks a capture carries beside its images: a `masks/` folder (preferred: per-frame
+    /// masks are the sharper) or a `mask.json`, in the image folder or its parent.
+    public static func discover(in capture: Capture) -> MaskSource? {
+        var folders = [capture.imageRoot]
+        if capture.imageRoot.lastPathComponent == "images" { folders.insert(capture.imageRoot.deletingLastPathComponent(), at: 0) }
+        let fm = FileManager.default
+        for folder in folders {
+            var isDirectory: ObjCBool = false
+            let masks = folder.appendingPathComponent("masks", isDirectory: true)
+            if fm.fileExists(atPath: masks.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return .directory(masks)
+            }
+        }
+        for folder in folders {
+            let json = folder.appendingPathComponent("mask.json")
+            if fm.fileExists(atPath: json.path) { return try? load(json) }
+        }
+        return nil
+    }
+
+    /// The mask file of one image, when this source is a folder and holds one.
+    public func maskURL(for image: CaptureImage) -> URL? {
+        guard case .directory(let folder) = self else { return nil }
+        let stem = (image.name as NSString).deletingPathExtension
+        let fm = FileManager.default
+        for candidate in [stem + ".png", image.name + ".png", stem + ".PNG"] {
+            let url = folder.appendingPathComponent(candidate)
+            if fm.fileExists(atPath: url.path) { return url }
+        }
+        return nil
+    }
+
+    /// The keep-rectangle, when this source is one.
+    public var keepRect: CGRect? {
+        guard case .rectangle(let x, let y, let width, let height) = self else { return nil }
+        return CGRect(x: x, y: y, width: width, height: height)
+    }
+
+    /// Checks the source against the capture: a rectangle must overlap every image.
+    public func validate(against capture: Capture) throws {
+        guard let rect = keepRect else { return }
+        for image in capture.images
+            where rect.minX >= Double(image.width) || rect.minY >= Double(image.height) {
+            throw PipelineError.invalidInput(
+                "mask rectangle \(Int(rect.minX)),\(Int(rect.minY)) \(Int(rect.width))x\(Int(rect.height)) lies outside \(image.name) (\(image.width)x\(image.height))")
+        }
+    }
+
+    /// Names this source in a cache key, so that features made under other masks are not reused.
+    var cacheKey: String {
+        switch self {
+        case .rectangle(let x, let y, let width, let height):
+            return String(format: "rect%.0f_%.0f_%.0f_%.0f", x, y, width, height)
+        case .directory: return "masks"
+        }
+    }
+
+    /// Says what it is, for the terminal.
+    public var summary: String {
+        switch self {
+        case .rectangle(let x, let y, let width, let height):
+            return String(format: "mask rectangle x %.0f y %.0f, %.0f x %.0f px", x, y, width, height)
+        case .directory(let url): return "masks from \(url.path)"
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+extension ReconstructionPipeline {
+    /// Fills the report's statistics from the finished model.
+    func summarize(_ model: Reconstruction, usable: Capture) {
+        report.imagesRegistered = model.registeredImageIDs.count
+        let usableCount = report.imagesTotal - report.rejectedImages.count
+        report.alignmentRatio = usableCount > 0 ? Double(report.imagesRegistered) / Double(usableCount) : 0
+        report.meanReprojectionErrorPx = model.meanReprojectionError
+        report.points3D = model.points3D.count
+        report.meanTrackLength = model.points3D.isEmpty ? 0 : Double(model.numObservations) / Double(model.points3D.count)
+        let registeredNames = Set(model.images.values.map(\.name))
+        report.unregisteredImages = usable.images.map(\.name).filter { !registeredNames.contains($0) }
+        report.cameras = model.cameras.values.sorted { $0.id < $1.id }.map { camera in
+            ReportCamera(id: camera.id.rawValue, model: camera.model.name, width: camera.width, height: camera.height,
+                         params: camera.params,
+                         images: model.images.values.filter { $0.cameraID == camera.id }.count)
+        }
+    }
+
+    /// Lists every image of the capture with its status and what is known of it.
+    func describeImages(_ capture: Capture, model: Reconstruction, features: [String: FeatureSet]) {
+        let registered = Set(model.images.values.filter(\.isRegistered).map(\.name))
+        let rejected = Dictionary(report.rejectedImages.map { ($0.name, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        let names = (capture.images.map(\.name) + capture.rejected.map(\.name)).sorted()
+        report.images = names.map { name in
+            var entry: ReportImage
+            if let reason = rejected[name] {
+                entry = ReportImage(name: name, status: "rejected", reason: reason)
+            } else if registered.contains(name) {
+                entry = ReportImage(name: name, status: "registered")
+            } else {
+                entry = ReportImage(name: name, status: "unregistered", reason: "too few verified matches to a registered image")
+            }
+            if let set = features[name] {
+                entry.features = set.count
+                entry.blurScore = set.blurScore
+            }
+            return entry
+        }
+    }
+}

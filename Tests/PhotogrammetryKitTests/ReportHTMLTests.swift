@@ -119,6 +119,7 @@ final class ReportHTMLTests: XCTestCase {
         XCTAssert(page.contains("12,345"))
         XCTAssert(page.contains("1 min 04 s"))
         XCTAssert(page.contains("<td>matching</td>"))
+        XCTAssert(page.contains("<dt>Run time</dt><dd>1 min 24 s <span class=\"aside\">(slowest: sparse, 1 min 04 s)</span>"))
         XCTAssertFalse(page.contains("Static features discarded"))
         // 9 cameras in 9 distinct cells; the other 23 are missing, 13 of them in the lower ring.
         XCTAssert(page.contains("23 of 32 sectors missing</strong> (13 of 16 in the lower ring, 10 of 16 in the upper ring)"))

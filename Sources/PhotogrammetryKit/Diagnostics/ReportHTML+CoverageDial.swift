@@ -9,7 +9,7 @@ extension ReportHTML {
     /// Seen from above like the top view (azimuth 0 to the right, growing counter-clockwise), so
     /// the upper ring (cameras at or above ``ReportImage/upperRingElevationDeg``) is the inner
     /// ring, nearer the up axis, and the lower ring the outer one. A covered cell is green, darker
-    /// with more cameras, and shows its count; an empty cell is white with a red outline. Without
+    /// with more cameras, and shows its count; an empty cell is pale red with a red outline. Without
     /// `coverageSectors` (walkthroughs) the figure says why instead.
     static func coverageDial(_ report: Report) -> String {
         guard let cells = report.coverageSectors, !cells.isEmpty else {
@@ -37,7 +37,7 @@ extension ReportHTML {
                     + "\(cameras) camera\(cameras == 1 ? "" : "s")</title>"
                 if cameras == 0 {
                     missing[ring] += 1
-                    empty += "<path class=\"sector empty\" d=\"\(path)\" fill=\"#fff\" stroke=\"\(Palette.poor)\" "
+                    empty += "<path class=\"sector empty\" d=\"\(path)\" fill=\"#ffebe9\" stroke=\"\(Palette.poor)\" "
                         + "stroke-width=\"1.5\">\(title)</path>\n"
                 } else {
                     let opacity = 0.3 + 0.7 * Double(cameras) / Double(most)

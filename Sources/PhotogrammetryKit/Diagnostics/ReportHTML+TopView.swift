@@ -16,7 +16,7 @@ extension ReportHTML {
     /// Side of the square SVG canvas, in user units.
     private static let topViewSize = 400.0
     /// Half-width of the square the camera centres are fitted into.
-    private static let topViewHalf = 160.0
+    private static let topViewHalf = 150.0
     /// Length of a full horizontal viewing-direction line, in user units.
     private static let directionLength = 20.0
 
@@ -48,12 +48,12 @@ extension ReportHTML {
         svg += "<rect x=\"0.5\" y=\"0.5\" width=\"\(n(topViewSize - 1))\" height=\"\(n(topViewSize - 1))\" "
             + "fill=\"#fbfcfd\" stroke=\"\(Palette.grid)\"/>\n"
         // The azimuth axes from the origin to the edge of the plot, 0° then 90°.
-        let edge = half + topViewHalf + 15
+        let edge = half + topViewHalf + 22
         svg += "<g stroke=\"\(Palette.grid)\" stroke-dasharray=\"4 3\">"
             + "<line x1=\"\(n(ox))\" y1=\"\(n(oy))\" x2=\"\(n(edge))\" y2=\"\(n(oy))\"/>"
             + "<line x1=\"\(n(ox))\" y1=\"\(n(oy))\" x2=\"\(n(ox))\" y2=\"\(n(topViewSize - edge))\"/></g>\n"
-        svg += "<text x=\"\(n(edge))\" y=\"\(n(oy - 4))\" text-anchor=\"end\">azimuth 0°</text>"
-            + "<text x=\"\(n(ox + 4))\" y=\"\(n(topViewSize - edge + 10))\">90°</text>\n"
+        svg += "<text x=\"\(n(edge + 3))\" y=\"\(n(oy + 4))\">0°</text>"
+            + "<text x=\"\(n(ox))\" y=\"\(n(topViewSize - edge - 5))\" text-anchor=\"middle\">90°</text>\n"
         if isObject {
             // A reference circle at the median camera distance, where gaps in the orbit show.
             let radii = cameras.map { ($0.x * $0.x + $0.y * $0.y).squareRoot() }.sorted()
@@ -89,7 +89,8 @@ extension ReportHTML {
             <figure class="plot">
             \(svg)
             <figcaption><strong>Top view</strong> looking down the up axis: \(shown) (dots, coloured by \
-            elevation) and where each looks (lines); the cross is the \(isObject ? "object centre" : "origin").\
+            elevation) and where each looks (lines); the cross is the \(isObject ? "object centre" : "origin"), \
+            dashed lines point to azimuth 0° and 90°.\
             </figcaption>
             </figure>
             """

@@ -85,6 +85,12 @@ public enum ReportHTML {
             facts.append(("Mesh", "\(ReportFormat.count(triangles)) triangles"
                 + (report.textureSize.map { ", \($0)² texture" } ?? ""), false))
         }
+        if !report.stages.isEmpty {
+            let total = report.stages.reduce(0) { $0 + max(0, $1.seconds) }
+            let slowest = report.stages.max { $0.seconds < $1.seconds }!
+            facts.append(("Run time", "\(ReportFormat.duration(total)) <span class=\"aside\">(slowest: "
+                + "\(escape(slowest.name)), \(ReportFormat.duration(slowest.seconds)))</span>", false))
+        }
         let list = facts.map { label, value, flagged in
             "<div\(flagged ? " class=\"flag\"" : "")><dt>\(escape(label))</dt><dd>\(value)</dd></div>"
         }.joined(separator: "\n")

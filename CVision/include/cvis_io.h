@@ -1,4 +1,4 @@
-/* Image metadata (EXIF) and safe archive extraction. */
+/* Image metadata (EXIF), thumbnails and safe archive extraction. */
 #ifndef CVIS_IO_H
 #define CVIS_IO_H
 
@@ -28,6 +28,21 @@ cvis_status cvis_read_exif(const char* path, cvis_exif_info* out);
 /* Width and height of an image after its EXIF orientation is applied, decoding the header only
  * where the format allows. Fails with CVIS_DECODE_ERROR on a corrupt or unknown file. */
 cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height);
+
+/* Bytes the core produced (an encoded image), owned by the handle until cvis_buffer_destroy. */
+typedef struct cvis_buffer cvis_buffer;
+
+const uint8_t* cvis_buffer_data(const cvis_buffer* buffer);
+size_t cvis_buffer_size(const cvis_buffer* buffer);
+void cvis_buffer_destroy(cvis_buffer* buffer);
+
+/* A JPEG preview of the image at image_path: upright (EXIF orientation applied), area-downscaled
+ * so that its longer side is at most max_side (1..8192; never upscaled), encoded at jpeg_quality
+ * (1..100). JPEG input is decoded at a reduced scale where that loses nothing. On success *out is
+ * a new buffer the caller destroys; on failure it is NULL (CVIS_IO_ERROR / CVIS_DECODE_ERROR
+ * name the file). */
+cvis_status cvis_make_thumbnail(const char* image_path, int32_t max_side, int32_t jpeg_quality,
+                                cvis_buffer** out);
 
 typedef struct cvis_unzip_limits {
   uint64_t max_total_bytes;     /* default 8 GiB: sum of all extracted entries */

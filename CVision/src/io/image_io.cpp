@@ -3,6 +3,7 @@
 // apply the libexif tag ourselves, so decode and cvis_probe_image can never disagree.
 #include "image_io.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <cerrno>
@@ -63,17 +64,23 @@ std::string DecodeHint(const std::string& path) {
   return " (unknown format)";
 }
 
-}  // namespace
-
-cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image) {
+// Decodes with colour imread flags (IMREAD_COLOR or one of IMREAD_REDUCED_COLOR_*); EXIF
+// orientation is always ours to apply, never OpenCV's.
+cvis_status DecodeColor(const std::string& path, int flags, bool apply_orientation, cv::Mat* image) {
   if (cvis_status status = CheckReadable(path); status != CVIS_OK) return status;
-  cv::Mat decoded = cv::imread(path, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
+  cv::Mat decoded = cv::imread(path, flags | cv::IMREAD_IGNORE_ORIENTATION);
   if (decoded.empty()) {
     return Fail(CVIS_DECODE_ERROR,
                 Str(BaseName(path), ": not a decodable image", DecodeHint(path)));
   }
   *image = apply_orientation ? ApplyExifOrientation(decoded, ReadExifOrientation(path)) : decoded;
   return CVIS_OK;
+}
+
+}  // namespace
+
+cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image) {
+  return DecodeColor(path, cv::IMREAD_COLOR, apply_orientation, image);
 }
 
 cvis_status DecodeMask(const std::string& path, cv::Mat* mask) {
@@ -136,6 +143,28 @@ bool ProbeJpeg(FILE* file, int* width, int* height) {
 }
 
 }  // namespace
+}  // namespace cvis
+
+namespace cvis {
+
+cvis_status DecodeImageForSize(const std::string& path, int min_long_side, cv::Mat* image) {
+  int flags = cv::IMREAD_COLOR;
+  int width = 0, height = 0;
+  FILE* file = std::fopen(path.c_str(), "rb");
+  const bool is_jpeg = file != nullptr && ProbeJpeg(file, &width, &height);
+  if (file != nullptr) std::fclose(file);
+  if (is_jpeg && min_long_side > 0) {
+    // libjpeg rounds a reduced size up, so long / factor >= min_long_side is a safe test.
+    const int long_side = std::max(width, height);
+    int factor = 1;
+    while (factor < 8 && long_side / (factor * 2) >= min_long_side) factor *= 2;
+    if (factor == 2) flags = cv::IMREAD_REDUCED_COLOR_2;
+    if (factor == 4) flags = cv::IMREAD_REDUCED_COLOR_4;
+    if (factor == 8) flags = cv::IMREAD_REDUCED_COLOR_8;
+  }
+  return DecodeColor(path, flags, true, image);
+}
+
 }  // namespace cvis
 
 extern "C" cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height) {

@@ -1,0 +1,169 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// A hand-built orbit report: 9 registered cameras on a ring, 1 unregistered, 2 rejected.
+func makeSampleReport() -> Report {
+    var report = Report()
+    report.imagesTotal = 12
+    report.imagesRegistered = 9
+    report.alignmentRatio = 0.9
+    report.meanReprojectionErrorPx = 0.61
+    report.points3D = 12_345
+    report.meanTrackLength = 4.2
+    report.captureKind = "orbit"
+    report.upSource = "camera up vectors"
+    report.azimuthCoverageDeg = 320
+    report.elevationSpreadDeg = 25
+    report.blurFloor = 0.35
+    report.staticFeaturesDiscarded = 0
+    report.rejectedImages = [RejectedImage(name: "IMG_0010.jpg", reason: "blurry (0.2 < floor 0.35)"),
+                             RejectedImage(name: "IMG_0011.heic", reason: "unreadable")]
+    report.unregisteredImages = ["IMG_0009.jpg"]
+    for index in 0..<9 {
+        let azimuth = Double(index) * 40
+        let angle = azimuth * .pi / 180
+        var image = ReportImage(name: index == 4 ? "<b>\"Tom & Jerry's\".jpg" : "IMG_000\(index).jpg",
+                                status: "registered")
+        image.features = 4000 + index * 100
+        image.blurScore = 1.0 + Double(index) * 0.01
+        image.azimuthDeg = azimuth
+        image.elevationDeg = 10 + Double(index % 3) * 12.5
+        image.centerTop = [3 * cos(angle), 3 * sin(angle)]
+        image.directionTop = [-cos(angle) * 0.9, -sin(angle) * 0.9]
+        report.images.append(image)
+    }
+    var unregistered = ReportImage(name: "IMG_0009.jpg", status: "unregistered", reason: "too few matches")
+    unregistered.features = 150
+    unregistered.blurScore = 0.9
+    var blurry = ReportImage(name: "IMG_0010.jpg", status: "rejected", reason: "blurry (0.2 < floor 0.35)")
+    blurry.blurScore = 0.2
+    report.images += [unregistered, blurry, ReportImage(name: "IMG_0011.heic", status: "rejected", reason: "unreadable")]
+    var sectors = [[Int]](repeating: [Int](repeating: 0, count: 16), count: 2)
+    for image in report.images {
+        guard let azimuth = image.azimuthDeg, let elevation = image.elevationDeg else { continue }
+        sectors[elevation >= ReportImage.upperRingElevationDeg ? 1 : 0][Int(azimuth / 22.5) % 16] += 1
+    }
+    report.coverageSectors = sectors
+    report.advice = ["Walk the rest of the circle: 40° from azimuth 320° is missing.",
+                     "Frames <IMG_0010> were blurry & were dropped."]
+    report.stages = [.init(name: "ingest", seconds: 0.4), .init(name: "features", seconds: 12.5),
+                     .init(name: "matching", seconds: 7.25), .init(name: "sparse", seconds: 64)]
+    return report
+}
+
+final class ReportHTMLTests: XCTestCase {
+    private func occurrences(of needle: String, in page: String) -> Int {
+        page.components(separatedBy: needle).count - 1
+    }
+
+    /// Checks that every non-void element opened is closed in order (a cheap well-formedness test).
+    private func assertBalancedTags(_ page: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let void: Set<String> = ["meta", "img", "br", "hr", "link", "input"]
+        var stack: [String] = []
+        let tag = try Regex("<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>")
+        for match in page.matches(of: tag) {
+            let closing = !(match.output[1].substring?.isEmpty ?? true)
+            let name = String(match.output[2].substring ?? "").lowercased()
+            let selfClosing = !(match.output[3].substring?.isEmpty ?? true)
+            if void.contains(name) || selfClosing { continue }
+            if closing {
+                XCTAssertEqual(stack.popLast(), name, "unbalanced </\(name)>", file: file, line: line)
+            } else {
+                stack.append(name)
+            }
+        }
+        XCTAssertEqual(stack, [], file: file, line: line)
+    }
+
+    func testPageIsSelfContainedWithOnePlotEachAndOneRowPerImage() throws {
+        let report = makeSampleReport()
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9])
+        let thumbnails = Dictionary(uniqueKeysWithValues: report.images.prefix(10).map { ($0.name, jpeg) })
+        let page = ReportHTML.render(report, thumbnails: thumbnails)
+        XCTAssert(page.hasPrefix("<!DOCTYPE html>"))
+        try assertBalancedTags(page)
+        XCTAssertFalse(page.lowercased().contains("http"))
+        XCTAssertFalse(page.lowercased().contains("<script"))
+        XCTAssertFalse(page.contains("@import") || page.contains("@font-face"))
+        XCTAssertEqual(occurrences(of: "<svg", in: page), 2)
+        XCTAssertEqual(occurrences(of: "<svg class=\"top-view\"", in: page), 1)
+        XCTAssertEqual(occurrences(of: "<svg class=\"coverage-dial\"", in: page), 1)
+        XCTAssertEqual(occurrences(of: "class=\"sector", in: page), 32)
+        XCTAssertEqual(occurrences(of: "<g class=\"camera\">", in: page), 9)
+        XCTAssertEqual(occurrences(of: "<tr class=\"image ", in: page), report.images.count)
+        XCTAssertEqual(occurrences(of: "<tr class=\"image st-registered\"", in: page), 9)
+        XCTAssertEqual(occurrences(of: "<tr class=\"image st-rejected\"", in: page), 2)
+        XCTAssertEqual(occurrences(of: "src=\"data:image/jpeg;base64,\(jpeg.base64EncodedString())\"", in: page), 10)
+        // Only the blurry frame is below the floor.
+        XCTAssertEqual(occurrences(of: "class=\"num low\"", in: page), 1)
+    }
+
+    func testReportTextIsEscapedEverywhere() {
+        let page = ReportHTML.render(makeSampleReport(), thumbnails: [:])
+        XCTAssertFalse(page.contains("<b>"))
+        XCTAssertFalse(page.contains("Tom & Jerry"))
+        // Table cell, and the camera's tooltip in the top view.
+        XCTAssertGreaterThanOrEqual(occurrences(of: "&lt;b&gt;&quot;Tom &amp; Jerry&#39;s&quot;.jpg", in: page), 2)
+        XCTAssert(page.contains("<li>Frames &lt;IMG_0010&gt; were blurry &amp; were dropped.</li>"))
+        XCTAssertEqual(ReportHTML.escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;")
+    }
+
+    func testHeaderCarriesVerdictNumbersAndTimings() {
+        let page = ReportHTML.render(makeSampleReport(), thumbnails: [:])
+        XCTAssert(page.contains("<h1 class=\"verdict good\">Good capture</h1>"))
+        XCTAssert(page.contains("9 of 10 usable images registered (90%)"))
+        XCTAssert(page.contains("<dd>320°</dd>"))
+        XCTAssert(page.contains("<dd>25°</dd>"))
+        XCTAssert(page.contains("0.61 px"))
+        XCTAssert(page.contains("12,345"))
+        XCTAssert(page.contains("1 min 04 s"))
+        XCTAssert(page.contains("<td>matching</td>"))
+        XCTAssert(page.contains("<dt>Run time</dt><dd>1 min 24 s <span class=\"aside\">(slowest: sparse, 1 min 04 s)</span>"))
+        XCTAssertFalse(page.contains("Static features discarded"))
+        // 9 cameras in 9 distinct cells; the other 23 are missing, 13 of them in the lower ring.
+        XCTAssert(page.contains("23 of 32 sectors missing</strong> (13 of 16 in the lower ring, 10 of 16 in the upper ring)"))
+    }
+
+    func testNullAngularMeasuresRenderTheNoteAndNoDial() {
+        var report = makeSampleReport()
+        report.captureKind = "walkthrough"
+        report.azimuthCoverageDeg = nil
+        report.elevationSpreadDeg = nil
+        report.coverageSectors = nil
+        report.angularMeasuresNote = "cameras look outward from inside the volume (a room) & angles mislead"
+        let page = ReportHTML.render(report, thumbnails: [:])
+        XCTAssert(page.contains("cameras look outward from inside the volume (a room) &amp; angles mislead"))
+        XCTAssertEqual(occurrences(of: "<svg", in: page), 1)
+        XCTAssertEqual(occurrences(of: "<svg class=\"top-view\"", in: page), 1)
+        XCTAssert(page.contains("origin"))
+        XCTAssert(page.contains("not reported"))
+    }
+
+    func testMissingPositionsOmitTheTopViewGracefully() throws {
+        var report = makeSampleReport()
+        for index in report.images.indices {
+            report.images[index].centerTop = nil
+            report.images[index].directionTop = nil
+        }
+        report.images[0].centerTop = [.nan, 1]
+        let page = ReportHTML.render(report, thumbnails: [:])
+        try assertBalancedTags(page)
+        XCTAssertEqual(occurrences(of: "<svg class=\"top-view\"", in: page), 0)
+        XCTAssert(page.contains("No camera positions to show"))
+        XCTAssertFalse(page.contains("nan"))
+    }
+
+    func testFailedRunWithoutImagesStillRenders() throws {
+        var report = Report()
+        report.imagesTotal = 3
+        report.rejectedImages = [RejectedImage(name: "a.jpg", reason: "unreadable")]
+        report.unregisteredImages = ["b.jpg", "c.jpg"]
+        report.alignmentRatio = 0
+        let page = ReportHTML.render(report, thumbnails: [:])
+        try assertBalancedTags(page)
+        XCTAssert(page.contains("<h1 class=\"verdict failed\">Reconstruction failed: 0 of 2 usable images registered (0%)</h1>"))
+        XCTAssertEqual(occurrences(of: "<tr class=\"image ", in: page), 3)
+        XCTAssertEqual(occurrences(of: "<svg", in: page), 0)
+    }
+}

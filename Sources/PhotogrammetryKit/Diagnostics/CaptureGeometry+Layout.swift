@@ -4,6 +4,12 @@ import Foundation
 extension CaptureGeometry {
     /// The mean camera up vector must be at least this long to be trusted (DESIGN.md).
     static let meanUpAgreement = 0.5
+    /// The x axes must span a plane: middle eigenvalue of Σ x xᵀ at least this times n (RMS
+    /// heading spread of about 8° or more).
+    static let rollFreeMinHeadingSpread = 0.02
+    /// ... and lie in it: smallest eigenvalue at most this times the middle one (hand-held roll of a
+    /// few degrees passes; a mix of portrait and landscape shots does not).
+    static let rollFreeMaxRatio = 0.1
     /// A best-fit plane is a "ring plane" when its out-of-plane variance is at most this fraction of
     /// the smaller in-plane one (out-of-plane RMS ≤ 22% of the in-plane RMS).
     static let ringPlaneFlatness = 0.05
@@ -19,21 +25,28 @@ extension CaptureGeometry {
     /// Estimates the up direction.
     ///
     /// 1. Gravity, when given (up is its opposite).
-    /// 2. The mean of the cameras' up vectors, when it is at least ``meanUpAgreement`` long
-    ///    (DESIGN.md: people hold phones upright) — with one refinement: not when the centres lie on
-    ///    a clear ring plane that the cameras look along while that mean lies within 60° of the
-    ///    plane. Upright cameras looking along a plane have their up vectors near its normal, so a
-    ///    mean up inside it means rolled cameras on a partial ring (a landscape phone over half a
-    ///    circle averages to 0.64; templeRing's full ring to 0.49, just under 0.5), and the plane is
-    ///    the better witness. A cap of upright cameras looking down through the plane of their
-    ///    centres (DTU) is not a ring plane and keeps the mean up vector.
+    /// 2. The cameras' orientations, when the mean of their up vectors is at least
+    ///    ``meanUpAgreement`` long (DESIGN.md: people hold phones upright). Two refinements:
+    ///    - Not when the centres lie on a clear ring plane that the cameras look along while that
+    ///      mean lies within 60° of the plane. Upright cameras looking along a plane have their up
+    ///      vectors near its normal, so a mean up inside it means rolled cameras on a partial ring (a
+    ///      landscape phone over half a circle averages to 0.64; templeRing's full ring to 0.49, just
+    ///      under 0.5), and the plane is the better witness. A cap of upright cameras looking down
+    ///      through the plane of their centres (DTU) is not a ring plane.
+    ///    - Upright means no roll, not no pitch: a camera looking down at the object tilts its up
+    ///      vector towards it by the pitch, which cancels around a full ring but not over a partial
+    ///      arc (DTU: the mean leans 27° and puts cameras above the table at −18° elevation). What
+    ///      upright does guarantee is a horizontal x axis, so when the x axes visibly span a plane
+    ///      (headings vary: middle eigenvalue of Σ x xᵀ ≥ ``rollFreeMinHeadingSpread`` n) and lie in
+    ///      it (smallest ≤ ``rollFreeMaxRatio`` × middle), up is that plane's normal, signed like the
+    ///      mean up vector (DTU: elevations 4.7°…69.8°). Otherwise the mean up vector itself.
     /// 3. The normal of the best-fit plane through the centres, signed to agree with the mean up
     ///    vector when that has a clear component along it (≥ 0.1); otherwise so that the cameras, on
     ///    the whole, look down (the sum of the view directions' components along up is ≤ 0): in
     ///    common captures the object sits on a table or the ground, below the lens, so cameras
     ///    above it get positive elevations. Nil when the centres are collinear (no plane).
-    static func estimateUp(gravity: SIMD3<Double>?, cameraUps: [SIMD3<Double>], views: [SIMD3<Double>],
-                           scatter: CenterScatter) -> (SIMD3<Double>, UpSource)? {
+    static func estimateUp(gravity: SIMD3<Double>?, cameraUps: [SIMD3<Double>], cameraRights: [SIMD3<Double>],
+                           views: [SIMD3<Double>], scatter: CenterScatter) -> (SIMD3<Double>, UpSource)? {
         if let gravity, gravity.x.isFinite, gravity.y.isFinite, gravity.z.isFinite, length(gravity) > 0 {
             return (-normalize(gravity), .gravity)
         }
@@ -42,7 +55,7 @@ extension CaptureGeometry {
         let meanAbsViewSine = views.reduce(0) { $0 + abs(dot($1, normal)) } / Double(views.count)
         let ringPlane = scatter.isPlanar(flatness: ringPlaneFlatness) && meanAbsViewSine <= ringPlaneViewSine
         if length(meanUp) >= meanUpAgreement, !(ringPlane && abs(dot(normalize(meanUp), normal)) < 0.5) {
-            return (normalize(meanUp), .cameraUp)
+            return (rollFreeUp(cameraRights: cameraRights, meanUp: meanUp) ?? normalize(meanUp), .cameraUp)
         }
         guard scatter.hasPlane else { return nil }
         let along = dot(meanUp, normal)
@@ -53,6 +66,18 @@ extension CaptureGeometry {
             sign = views.reduce(0) { $0 + dot($1, normal) } > 0 ? -1 : 1
         }
         return (sign * normal, .centerPlane)
+    }
+
+    /// The direction perpendicular to all cameras' x axes, signed like `meanUp`; nil when the x
+    /// axes do not clearly span one plane (too little heading change, or rolled cameras).
+    static func rollFreeUp(cameraRights: [SIMD3<Double>], meanUp: SIMD3<Double>) -> SIMD3<Double>? {
+        var m = Matrix3(rows: .zero, .zero, .zero)
+        for x in cameraRights { m = m + outer(x, x) }
+        let eigen = symmetricEigen(m)
+        guard eigen[1].value >= rollFreeMinHeadingSpread * Double(cameraRights.count),
+              eigen[0].value <= rollFreeMaxRatio * eigen[1].value else { return nil }
+        let normal = eigen[0].vector
+        return dot(normal, meanUp) < 0 ? -normal : normal
     }
 
     /// The point closest, in least squares, to all optical axes.

@@ -36,7 +36,8 @@ public struct CaptureGeometry: Sendable {
     public enum UpSource: String, Sendable {
         /// The gravity prior passed to ``measure(camFromWorld:gravity:)``.
         case gravity = "gravity"
-        /// The mean of the cameras' up vectors (phones held upright).
+        /// The cameras' orientations (phones held upright): the mean of their up vectors, or the
+        /// normal of their x axes when those visibly span a plane.
         case cameraUp = "camera up vectors"
         /// The normal of the best-fit plane through the camera centres (rolled cameras).
         case centerPlane = "camera-centre plane"
@@ -96,10 +97,12 @@ public struct CaptureGeometry: Sendable {
         let centers = camFromWorld.map(\.centerInWorld)
         let views = camFromWorld.map { normalize($0.viewingDirectionInWorld) }
         let cameraUps = camFromWorld.map { -normalize($0.rotation.rows.1) }
-        guard (centers + views + cameraUps).allSatisfy(isFinite) else { return nil }
+        let cameraRights = camFromWorld.map { normalize($0.rotation.rows.0) }
+        guard (centers + views + cameraUps + cameraRights).allSatisfy(isFinite) else { return nil }
 
         guard let scatter = CenterScatter(centers),
-              let (up, upSource) = estimateUp(gravity: gravity, cameraUps: cameraUps, views: views, scatter: scatter)
+              let (up, upSource) = estimateUp(gravity: gravity, cameraUps: cameraUps, cameraRights: cameraRights,
+                                              views: views, scatter: scatter)
         else { return nil }
         let objectCenter = leastSquaresAxisPoint(centers: centers, views: views, mean: scatter.mean)
         let layout = classifyLayout(centers: centers, views: views, objectCenter: objectCenter,

@@ -98,15 +98,20 @@ final class CaptureGeometryTests: XCTestCase {
 
     func testRolledRingTakesUpFromTheCentrePlane() throws {
         // Cameras rolled 90° about their axes: their up vectors are tangent to the ring, mean ~0.
+        // The plane's normal has no sign of its own; the cameras looking down give it, in any world.
         var rig = Rig(seed: 4)
-        let g = try XCTUnwrap(CaptureGeometry.measure(camFromWorld: rig.ring(count: 24, height: 1, stepDeg: 15,
-                                                                             rollDeg: 90)))
-        XCTAssertEqual(g.upSource, .centerPlane)
-        XCTAssertLessThan(degrees(between: g.up, SIMD3(0, 0, 1)), 1)   // signed: the cameras look down
-        XCTAssertEqual(g.layout, .orbit)
-        XCTAssertLessThanOrEqual(g.elevationSpreadDeg, 1)
-        XCTAssertEqual(g.elevationDeg[0], atan(1 / 5.0) * 180 / .pi, accuracy: 1)
-        XCTAssertEqual(g.azimuthCoverageDeg, 345, accuracy: 1.5)
+        let poses = rig.ring(count: 24, height: 1, stepDeg: 15, rollDeg: 90)
+        for r in [Matrix3.identity, Rotation.matrix(angleAxis: SIMD3(.pi, 0, 0)), Rotation.matrix(angleAxis: SIMD3(0, 2, 1))] {
+            let moved = poses.map { Rigid3(rotation: $0.rotation * r.transposed, translation: $0.translation) }
+            let g = try XCTUnwrap(CaptureGeometry.measure(camFromWorld: moved))
+            XCTAssertEqual(g.upSource, .centerPlane)
+            XCTAssertLessThan(degrees(between: g.up, r * SIMD3(0, 0, 1)), 1)
+            XCTAssertGreaterThan(dot(g.up, r * SIMD3(0, 0, 1)), 0)
+            XCTAssertEqual(g.layout, .orbit)
+            XCTAssertLessThanOrEqual(g.elevationSpreadDeg, 1)
+            XCTAssertEqual(g.elevationDeg[0], atan(1 / 5.0) * 180 / .pi, accuracy: 1)
+            XCTAssertEqual(g.azimuthCoverageDeg, 345, accuracy: 1.5)
+        }
     }
 
     func testRolledHalfRingPrefersTheRingPlaneOverAnInPlaneMeanUp() throws {
@@ -198,6 +203,18 @@ final class CaptureGeometryTests: XCTestCase {
             let g = try XCTUnwrap(CaptureGeometry.measure(camFromWorld: poses))
             XCTAssertEqual(g.layout, .walkthrough)
         }
+        // Parallel axes (to 1e-5°): the least-squares system is singular; the answer is the
+        // solution nearest the centres' mean, not a point thrown far away by round-off and jitter.
+        rig.centerNoise = 0
+        rig.rotationNoiseDeg = 1e-5
+        let parallel = (0..<12).map { k in
+            let c = SIMD3(0.37 * Double(k), 0, 1.5 + 0.1 * Double(k % 3))
+            return rig.camera(at: c, lookingAt: c + SIMD3(3.1, 10, -1.7))
+        }
+        let g = try XCTUnwrap(CaptureGeometry.measure(camFromWorld: parallel))
+        let mean = parallel.map(\.centerInWorld).reduce(.zero, +) / 12
+        XCTAssertLessThan(length(g.objectCenter - mean), 1e-6)
+        XCTAssertEqual(g.layout, .walkthrough)
     }
 
     func testFewerThanThreeCamerasOrNoBaselineGiveNil() {

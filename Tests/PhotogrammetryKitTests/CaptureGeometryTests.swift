@@ -101,7 +101,9 @@ final class CaptureGeometryTests: XCTestCase {
         // The plane's normal has no sign of its own; the cameras looking down give it, in any world.
         var rig = Rig(seed: 4)
         let poses = rig.ring(count: 24, height: 1, stepDeg: 15, rollDeg: 90)
-        for r in [Matrix3.identity, Rotation.matrix(angleAxis: SIMD3(.pi, 0, 0)), Rotation.matrix(angleAxis: SIMD3(0, 2, 1))] {
+        let worlds = [Matrix3.identity, Rotation.matrix(angleAxis: SIMD3(.pi, 0, 0)),
+                      Rotation.matrix(angleAxis: SIMD3(0, 2, 1))]
+        for r in worlds {
             let moved = poses.map { Rigid3(rotation: $0.rotation * r.transposed, translation: $0.translation) }
             let g = try XCTUnwrap(CaptureGeometry.measure(camFromWorld: moved))
             XCTAssertEqual(g.upSource, .centerPlane)
@@ -150,7 +152,8 @@ final class CaptureGeometryTests: XCTestCase {
 
     func testMeasuresDoNotDependOnTheWorldFrame() throws {
         var rig = Rig(seed: 7)
-        let poses = rig.ring(count: 10, height: 0.5, stepDeg: 20) + rig.ring(count: 6, height: 2.5, stepDeg: 40, startDeg: 5)
+        let poses = rig.ring(count: 10, height: 0.5, stepDeg: 20)
+            + rig.ring(count: 6, height: 2.5, stepDeg: 40, startDeg: 5)
         let r = Rotation.matrix(angleAxis: SIMD3(0.4, -1.1, 0.7))
         let s = 0.037, t = SIMD3<Double>(12, -40, 3)
         let moved = poses.map { pose -> Rigid3 in

@@ -28,18 +28,20 @@ extension CaptureGeometry {
     /// 2. The cameras' orientations, when the mean of their up vectors is at least
     ///    ``meanUpAgreement`` long (DESIGN.md: people hold phones upright). Two refinements:
     ///    - Not when the centres lie on a clear ring plane that the cameras look along while that
-    ///      mean lies within 60° of the plane. Upright cameras looking along a plane have their up
-    ///      vectors near its normal, so a mean up inside it means rolled cameras on a partial ring (a
-    ///      landscape phone over half a circle averages to 0.64; templeRing's full ring to 0.49, just
-    ///      under 0.5), and the plane is the better witness. A cap of upright cameras looking down
-    ///      through the plane of their centres (DTU) is not a ring plane.
+    ///      mean lies within 30° of the plane (more than 60° from its normal). Upright cameras
+    ///      looking along a plane have their up vectors near its normal, so a mean up inside it
+    ///      means rolled cameras on a partial ring (a landscape phone over half a circle averages
+    ///      to 0.64; templeRing's full ring to 0.49, just under 0.5), and the plane is the better
+    ///      witness. A cap of upright cameras looking down through the plane of their centres (DTU)
+    ///      is not a ring plane.
     ///    - Upright means no roll, not no pitch: a camera looking down at the object tilts its up
     ///      vector towards it by the pitch, which cancels around a full ring but not over a partial
-    ///      arc (DTU: the mean leans 27° and puts cameras above the table at −18° elevation). What
-    ///      upright does guarantee is a horizontal x axis, so when the x axes visibly span a plane
-    ///      (headings vary: middle eigenvalue of Σ x xᵀ ≥ ``rollFreeMinHeadingSpread`` n) and lie in
-    ///      it (smallest ≤ ``rollFreeMaxRatio`` × middle), up is that plane's normal, signed like the
-    ///      mean up vector (DTU: elevations 4.7°…69.8°). Otherwise the mean up vector itself.
+    ///      arc (DTU scan 24, table-top houses: the mean leans 27° off the level the x axes give
+    ///      and puts cameras 18° below the object centre). What upright does guarantee is a
+    ///      horizontal x axis, so when the x axes visibly span a plane (headings vary: middle
+    ///      eigenvalue of Σ x xᵀ ≥ ``rollFreeMinHeadingSpread`` n) and lie in it (smallest ≤
+    ///      ``rollFreeMaxRatio`` × middle), up is that plane's normal, signed like the mean up
+    ///      vector (DTU: elevations 4.7°…69.8°, RMS roll 1.8°). Otherwise the mean up vector.
     /// 3. The normal of the best-fit plane through the centres, signed to agree with the mean up
     ///    vector when that has a clear component along it (≥ 0.1); otherwise so that the cameras, on
     ///    the whole, look down (the sum of the view directions' components along up is ≤ 0): in

@@ -4,9 +4,10 @@ import Foundation
 ///
 /// The measures follow DESIGN.md ("Capture diagnostics"): the object centre is the point closest,
 /// in least squares, to all optical axes; "up" comes from gravity, else from the cameras' up
-/// vectors, else from the plane of the camera centres; each camera's azimuth and elevation are
-/// those of (centre − object centre) about up. ``azimuthCoverageDeg`` and ``elevationSpreadDeg``
-/// map to the two capture fixes "walk the rest of the circle" and "add a higher or lower ring".
+/// vectors, else from the plane of the camera centres (with two refinements, see `estimateUp`);
+/// each camera's azimuth and elevation are those of (centre − object centre) about up.
+/// ``azimuthCoverageDeg`` and ``elevationSpreadDeg`` map to the two capture fixes "walk the rest
+/// of the circle" and "add a higher or lower ring".
 ///
 /// Conventions, chosen so that the numbers are deterministic and do not depend on the world frame
 /// (any rotation, translation and scale of the scene gives the same angles):
@@ -17,7 +18,8 @@ import Foundation
 ///
 /// ```
 /// if let geometry = CaptureGeometry.measure(camFromWorld: poses), geometry.layout == .orbit {
-///     print(geometry.azimuthCoverageDeg, geometry.largestGapDeg)   // 253.0 (start: 253.0, end: 0.0)
+///     print(geometry.azimuthCoverageDeg, geometry.largestGapDeg)
+///     // templeRing, first 24 views: 252.9 (start: 123.1, end: 230.2): walk from 123° to 230°
 /// }
 /// ```
 /// With cameras inside looking out (``Layout/walkthrough``) the angles are still computed but mean

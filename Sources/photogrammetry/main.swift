@@ -6,8 +6,10 @@ import PhotogrammetryKit
 let usage = """
 usage:
   photogrammetry reconstruct INPUT OUTPUT [--detail preview|reduced|medium|full|raw] [--room]
-                 [--mask mask.json|MASK_DIR] [--intrinsics fx,fy,cx,cy] [--sparse-only]
+                 [--mask mask.json|MASK_DIR|none] [--intrinsics fx,fy,cx,cy] [--sparse-only]
                  [--threads N] [--seed N] [--progress tty|json|none]
+  photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
+                 [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]
   photogrammetry compare MODEL REFERENCE
   photogrammetry --version
 """
@@ -22,6 +24,7 @@ arguments.removeFirst()
 do {
     switch command {
     case "reconstruct": try ReconstructCommand.run(arguments)
+    case "diagnose": try DiagnoseCommand.run(arguments)
     case "compare": try CompareCommand.run(arguments)
     case "--version", "version": print("photogrammetry 0.1.0")
     case "--help", "-h", "help": print(usage)

@@ -39,4 +39,18 @@ extension ReconstructionPipeline {
             return entry
         }
     }
+
+    /// Writes `report.html` with a thumbnail of every image (made in parallel, skipped when one fails).
+    func writeReportPage(_ capture: Capture) throws {
+        let urls = Dictionary(uniqueKeysWithValues: capture.images.map { ($0.name, $0.url) })
+        let names = report.images.map(\.name).filter { urls[$0] != nil }
+        let slots = ResultSlots<Data>(count: names.count)
+        parallelFor(names.count, threads: options.numThreads) { i in
+            slots[i] = try? Thumbnail.jpeg(of: urls[names[i]]!, maxSide: 160, quality: 75)
+        }
+        var thumbnails: [String: Data] = [:]
+        for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
+        let page = ReportHTML.render(report, thumbnails: thumbnails)
+        try writeAtomically(Data(page.utf8), to: output.appendingPathComponent("report.html"))
+    }
 }

@@ -2,8 +2,9 @@ import Foundation
 
 /// The pipeline as a numbered script: each stage reads and extends one shared state.
 ///
-/// 1. ingest, 2. features, 3. matching and verification, 4. sparse (tracks, incremental SfM,
-/// bundle adjustment), 5. export (COLMAP model, report).
+/// 1. ingest, 2. features (masks, blur rejection), 3. matching and verification (static
+/// features of a fixed camera out), 4. sparse (tracks, incremental SfM, bundle adjustment),
+/// 5. diagnostics (capture kind, coverage, advice), 6. export (COLMAP model, report page and JSON).
 public final class ReconstructionPipeline {
     public let input: URL
     public let output: URL
@@ -59,10 +60,18 @@ public final class ReconstructionPipeline {
         summarize(model, usable: usable)
         describeImages(capture, model: model, features: Dictionary(uniqueKeysWithValues: zip(usable.images.map(\.name), features)))
 
-        // 5. Export
+        // 5. Diagnostics
+        try timed("diagnostics") {
+            let context = CaptureDiagnosis.Context(room: options.room, turntable: matching.staticFeatures.isTurntable)
+            CaptureDiagnosis.diagnose(model, context: context, report: &report)
+        }
+
+        // 6. Export
         try timed("export") {
             try model.writeColmapText(to: output.appendingPathComponent("sparse", isDirectory: true))
         }
+        // The page shows the timings too, so it goes last but one, just before report.json.
+        try writeReportPage(capture)
         // Last, so that it holds every stage's time; written whole or not at all.
         try writeAtomically(report.jsonData(), to: output.appendingPathComponent("report.json"))
         return report

@@ -27,7 +27,18 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(report.alignmentRatio, 1.0)
         XCTAssertLessThan(report.meanReprojectionErrorPx, 1.0)
         XCTAssertGreaterThan(report.points3D, 1000)
-        XCTAssertEqual(Set(report.stages.map(\.name)), ["ingest", "features", "matching", "sparse", "export"])
+        XCTAssertEqual(Set(report.stages.map(\.name)), ["ingest", "features", "matching", "sparse", "diagnostics", "export"])
+
+        // The diagnosis agrees with the same measures taken on the ground-truth cameras.
+        XCTAssertEqual(report.captureKind, "orbit")
+        let truth = try Reconstruction.readColmapText(from: capture.appendingPathComponent("gt_sparse"))
+        let reference = try XCTUnwrap(CaptureGeometry.measure(
+            camFromWorld: truth.images.values.sorted { $0.name < $1.name }.map { $0.camFromWorld! }))
+        XCTAssertEqual(report.azimuthCoverageDeg ?? 0, reference.azimuthCoverageDeg, accuracy: 5)
+        XCTAssertLessThan(report.elevationSpreadDeg ?? 99, 10)
+        XCTAssertEqual(report.images.filter { $0.status == "registered" }.count, 12)
+        let page = try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains("<svg") && page.contains("data:image/jpeg;base64,"))
 
         let comparison = try comparePoses(model: output.appendingPathComponent("sparse"),
                                           reference: capture.appendingPathComponent("gt_sparse"))

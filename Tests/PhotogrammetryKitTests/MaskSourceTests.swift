@@ -1,0 +1,97 @@
+import XCTest
+@testable import PhotogrammetryKit
+
+/// `--mask` and masks a capture carries: mask.json forms, folders, one-line errors.
+final class MaskSourceTests: XCTestCase {
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-mask-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    private func write(_ text: String, to url: URL) throws {
+        try Data(text.utf8).write(to: url)
+    }
+
+    func testRectangleForms() throws {
+        let dir = try temporaryDirectory()
+        let nested = dir.appendingPathComponent("a.json")
+        try write(#"{"rect": {"x": 27, "y": 0, "width": 577, "height": 480}}"#, to: nested)
+        XCTAssertEqual(try MaskSource.load(nested), .rectangle(x: 27, y: 0, width: 577, height: 480))
+        let flat = dir.appendingPathComponent("b.json")
+        try write(#"{"x": 1.5, "y": 2, "width": 30, "height": 40, "note": "top level"}"#, to: flat)
+        XCTAssertEqual(try MaskSource.load(flat).keepRect, CGRect(x: 1.5, y: 2, width: 30, height: 40))
+    }
+
+    func testBadMaskFilesSayWhatAndWhere() throws {
+        let dir = try temporaryDirectory()
+        let cases = [("c.json", "not json", "not a JSON object"),
+                     ("d.json", #"{"rect": {"x": 0, "y": 0, "width": "wide"}}"#, "needs numbers"),
+                     ("e.json", #"{"rect": {"x": 0, "y": 0, "width": 0, "height": 10}}"#, "empty or negative")]
+        for (name, text, expected) in cases {
+            let url = dir.appendingPathComponent(name)
+            try write(text, to: url)
+            XCTAssertThrowsError(try MaskSource.load(url)) { error in
+                let message = "\(error)"
+                XCTAssertTrue(message.contains(name) && message.contains(expected), message)
+                XCTAssertFalse(message.contains("\n"))
+            }
+        }
+        XCTAssertThrowsError(try MaskSource.load(dir.appendingPathComponent("missing.json")))
+    }
+
+    func testDiscoveryPrefersMaskFolderAndMatchesStems() throws {
+        let root = try temporaryDirectory()
+        let images = root.appendingPathComponent("images")
+        let masks = root.appendingPathComponent("masks")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: masks, withIntermediateDirectories: true)
+        try write(#"{"rect": {"x": 0, "y": 0, "width": 10, "height": 10}}"#, to: root.appendingPathComponent("mask.json"))
+        try write("png", to: masks.appendingPathComponent("0001.png"))
+        let image = CaptureImage(name: "0001.jpg", url: images.appendingPathComponent("0001.jpg"), width: 640, height: 480,
+                                 exif: .empty)
+        let other = CaptureImage(name: "0002.jpg", url: images.appendingPathComponent("0002.jpg"), width: 640, height: 480,
+                                 exif: .empty)
+        let capture = Capture(imageRoot: images, images: [image, other], rejected: [])
+        let source = try XCTUnwrap(MaskSource.discover(in: capture))
+        guard case .directory(let folder) = source else { return XCTFail("expected the masks folder, got \(source)") }
+        XCTAssertEqual(folder.path, masks.path)
+        XCTAssertEqual(source.maskURL(for: image)?.lastPathComponent, "0001.png")
+        XCTAssertNil(source.maskURL(for: other))
+
+        try FileManager.default.removeItem(at: masks)
+        XCTAssertEqual(MaskSource.discover(in: capture), .rectangle(x: 0, y: 0, width: 10, height: 10))
+        XCTAssertThrowsError(try MaskSource.rectangle(x: 700, y: 0, width: 10, height: 10).validate(against: capture))
+    }
+
+    func testMaskRestrictsFeaturesAndWrongShapeIsRefused() throws {
+        let image = EndToEndTests.datasets.appendingPathComponent("templeRing-12/images/templeR0013.png")
+        let all = try FeatureSet.extract(imageURL: image, maskURL: nil, keepRect: nil, options: SIFTOptions())
+        let rect = CGRect(x: 200, y: 100, width: 200, height: 200)
+        let inside = try FeatureSet.extract(imageURL: image, maskURL: nil, keepRect: rect, options: SIFTOptions())
+        XCTAssertGreaterThan(inside.count, 50)
+        XCTAssertLessThan(inside.count, all.count)
+        XCTAssertTrue(inside.keypoints.allSatisfy { rect.contains(CGPoint(x: Double($0.x), y: Double($0.y))) })
+
+        // A mask of another shape (square for a 4:3 image) belongs to another image.
+        let dir = try temporaryDirectory()
+        let square = dir.appendingPathComponent("square.png")
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", """
+            import struct, sys, zlib
+            w = h = 64
+            raw = b''.join(b'\\x00' + b'\\xff' * w for _ in range(h))
+            def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+            png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 0, 0, 0, 0)) \
+                + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b'')
+            open(sys.argv[1], 'wb').write(png)
+            """, square.path]
+        try python.run()
+        python.waitUntilExit()
+        XCTAssertThrowsError(try FeatureSet.extract(imageURL: image, maskURL: square, keepRect: nil, options: SIFTOptions())) {
+            XCTAssertTrue("\($0)".contains("square.png"), "\($0)")
+        }
+    }
+}

@@ -53,7 +53,7 @@ final class MaskSourceTests: XCTestCase {
                                  exif: .empty)
         let other = CaptureImage(name: "0002.jpg", url: images.appendingPathComponent("0002.jpg"), width: 640, height: 480,
                                  exif: .empty)
-        let capture = Capture(imageRoot: images, images: [image, other], rejected: [])
+        let capture = Capture(imageRoot: images, root: root, images: [image, other], rejected: [])
         let source = try XCTUnwrap(MaskSource.discover(in: capture))
         guard case .directory(let folder) = source else { return XCTFail("expected the masks folder, got \(source)") }
         XCTAssertEqual(folder.path, masks.path)
@@ -62,6 +62,8 @@ final class MaskSourceTests: XCTestCase {
 
         try FileManager.default.removeItem(at: masks)
         XCTAssertEqual(MaskSource.discover(in: capture), .rectangle(x: 0, y: 0, width: 10, height: 10))
+        // Given the images folder itself, nothing outside it is looked at.
+        XCTAssertNil(MaskSource.discover(in: Capture(imageRoot: images, root: images, images: [image], rejected: [])))
         XCTAssertThrowsError(try MaskSource.rectangle(x: 700, y: 0, width: 10, height: 10).validate(against: capture))
     }
 

@@ -20,4 +20,17 @@ final class PairSelectionTests: XCTestCase {
         XCTAssertTrue(pairs.contains(SIMD2(0, 799)), "the walk's ends are matched to close the loop")
         XCTAssertTrue(pairs.contains(SIMD2(100, 110)))
     }
+
+    func testWalkIsSequentialWithLoopClosureEvenWhenSmall() {
+        var options = PairSelectionOptions()
+        options.walk = true
+        let pairs = PairSelection.pairs(count: 60, options: options)
+        let set = Set(pairs)
+        XCTAssertEqual(set.count, pairs.count, "no duplicates")
+        XCTAssertLessThan(pairs.count, 60 * 59 / 2 / 2, "a walk is not matched exhaustively")
+        for i in 0..<50 { XCTAssertTrue(set.contains(SIMD2(Int32(i), Int32(i + 10))), "neighbours \(i), \(i + 10)") }
+        XCTAssertTrue(set.contains(SIMD2(0, 59)) && set.contains(SIMD2(5, 55)), "the loop closes at the ends")
+        XCTAssertTrue(set.contains(SIMD2(0, 20)) && set.contains(SIMD2(0, 40)), "pairs 2^k apart")
+        XCTAssertFalse(set.contains(SIMD2(25, 45)))
+    }
 }

@@ -25,6 +25,9 @@ public struct RejectedImage: Codable, Sendable, Equatable {
 public struct Capture: Sendable {
     /// The folder the image names are relative to.
     public var imageRoot: URL
+    /// The capture as given: its folder, or where its zip was unpacked. Masks are looked for
+    /// between here and ``imageRoot``, never outside.
+    public var root: URL
     /// Usable images, ordered by name.
     public var images: [CaptureImage]
     public var rejected: [RejectedImage]

@@ -48,7 +48,7 @@ public enum CaptureLoader {
         guard images.count >= minimumImages else {
             throw PipelineError.tooFewImages(usable: images.count, required: minimumImages, input: input.path)
         }
-        return Capture(imageRoot: imageRoot, images: images, rejected: rejected)
+        return Capture(imageRoot: imageRoot, root: root, images: images, rejected: rejected)
     }
 
     /// The folder that holds the images: a single top folder is descended into, `images/` preferred.

@@ -37,10 +37,17 @@ public enum MaskSource: Sendable, Equatable {
     }
 
     /// The masks a capture carries beside its images: a `masks/` folder (preferred: per-frame
-    /// masks are the sharper) or a `mask.json`, in the image folder or its parent.
+    /// masks are the sharper) or a `mask.json`, in the image folder or a folder above it inside
+    /// the capture, nearest the capture's root first.
     public static func discover(in capture: Capture) -> MaskSource? {
-        var folders = [capture.imageRoot]
-        if capture.imageRoot.lastPathComponent == "images" { folders.insert(capture.imageRoot.deletingLastPathComponent(), at: 0) }
+        var folders: [URL] = []
+        let rootPath = capture.root.standardizedFileURL.path
+        var folder = capture.imageRoot.standardizedFileURL
+        while folder.path.hasPrefix(rootPath) {
+            folders.insert(folder, at: 0)
+            if folder.path == rootPath { break }
+            folder = folder.deletingLastPathComponent()
+        }
         let fm = FileManager.default
         for folder in folders {
             var isDirectory: ObjCBool = false

@@ -2,6 +2,9 @@
 public struct PairSelectionOptions: Sendable {
     /// Captures up to this many images are matched exhaustively. Default 60.
     public var exhaustiveLimit = 60
+    /// Match as a walk whatever the capture's size: sequential neighbours, pairs 2^k apart and
+    /// loop closures between the walk's ends, never all pairs (rooms, `--room`). Default false.
+    public var walk = false
     /// Beyond it: each image is matched with this many following images. Default 10.
     public var sequentialOverlap = 10
     /// Beyond it: also with images 2^k ahead (COLMAP's quadratic overlap), for loop closure. Default true.
@@ -22,7 +25,7 @@ public enum PairSelection {
     /// The pairs (i, j), i < j, to match among `count` images ordered by name.
     public static func pairs(count: Int, options: PairSelectionOptions) -> [SIMD2<Int32>] {
         var result: [SIMD2<Int32>] = []
-        if count <= options.exhaustiveLimit {
+        if count <= options.exhaustiveLimit && !options.walk {
             for i in 0..<count {
                 for j in (i + 1)..<max(i + 1, count) { result.append(SIMD2(Int32(i), Int32(j))) }
             }

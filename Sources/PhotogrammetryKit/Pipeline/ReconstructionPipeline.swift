@@ -45,7 +45,9 @@ public final class ReconstructionPipeline {
             return setup.hasPrior[id] == true ? setup.cameras[id.rawValue - 1].calibrationMatrix : nil
         }
         let matching = try timed("matching") {
-            try PairMatching.run(features: features, calibration: calibration, options: options.matching,
+            var matchingOptions = options.matching
+            matchingOptions.pairs.walk = matchingOptions.pairs.walk || options.room
+            return try PairMatching.run(features: features, calibration: calibration, options: matchingOptions,
                                  threads: options.numThreads, progress: progress)
         }
         let graph = matching.graph

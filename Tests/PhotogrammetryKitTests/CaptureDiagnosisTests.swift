@@ -119,3 +119,18 @@ final class CaptureDiagnosisTests: XCTestCase {
         XCTAssertEqual(CaptureAdvice.frames((0..<9).map(String.init)), "frames 0, 1, 2, 3, 4, 5 and 3 more")
     }
 }
+
+/// Output files are replaced whole: a rerun into the same folder keeps one complete file.
+final class AtomicWriteTests: XCTestCase {
+    func testRewriteReplacesTheFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("report.json")
+        try writeAtomically(Data("first".utf8), to: file)
+        try writeAtomically(Data("second".utf8), to: file)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "second")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["report.json"], "no temporary left")
+        XCTAssertThrowsError(try writeAtomically(Data(), to: folder.appendingPathComponent("missing/report.json")))
+    }
+}

@@ -78,6 +78,20 @@ final class StaticFeaturesTests: XCTestCase {
         XCTAssertEqual(result.filter(layout.matches[0], first: 0, second: 1).count, layout.matches[0].count)
     }
 
+    func testPointsOnTheTurningAxisAreNotABackground() {
+        // An orbiting camera sees points on its turning axis stand still: they image to one line.
+        var layout = makeLayout(frames: 10, background: 80, object: 200, fixedCamera: true, seed: 10)
+        var rng = SplitMix64(seed: 11)
+        let axis = (0..<80).map { _ in SIMD2(rng.uniform(60, 580), 240 + rng.uniform(-3, 3)) }
+        for f in 0..<10 {
+            for k in 0..<80 { layout.positions[f][k] = axis[k] + SIMD2(rng.gaussian(), rng.gaussian()) * 0.3 }
+        }
+        let result = detect(layout)
+        XCTAssertFalse(result.isTurntable, "static pair fraction \(result.staticPairFraction)")
+        XCTAssertEqual(result.discardedCount, 0)
+        XCTAssertLessThan(StaticFeatures.smallerStandardDeviation(axis), 3)
+    }
+
     func testDisabledOrMixedSizesFindNothing() {
         let layout = makeLayout(frames: 6, background: 100, object: 50, fixedCamera: true, seed: 9)
         var options = StaticFeatureOptions()

@@ -11,11 +11,18 @@ public struct StaticFeatureOptions: Sendable {
     public var minStationaryFraction = 0.1
     /// The capture is a turntable capture when at least this fraction of the pairs that match at
     /// all are static: then background features are seen in most pairs, far apart in the turn
-    /// as well as near. A moving camera makes static pairs only out of near-duplicate frames.
-    /// Default 0.3.
-    public var minStaticPairFraction = 0.3
+    /// as well as near (turntable-temple, synthetic-turntable: every pair). A moving camera
+    /// makes static pairs only out of near-duplicate frames (templeRing's frames 1-4 and 21-24
+    /// alone: 4 of 13 pairs). Default 0.6.
+    public var minStaticPairFraction = 0.6
     /// Pairs with fewer putative matches take no part in the vote. Default 20.
     public var minPutativeMatches = 20
+    /// ... and the stationary keypoints must spread across the image: their scatter's smaller
+    /// standard deviation at least this fraction of the diagonal (0.02 is 16 px at 640×480).
+    /// A camera orbiting an object also sees points stand still between neighbouring frames:
+    /// those on the axis it turns about, which image to one line. Background spreads in 2D.
+    /// Default 0.02.
+    public var minStationarySpreadFraction = 0.02
 
     public init() {}
 
@@ -25,7 +32,8 @@ public struct StaticFeatureOptions: Sendable {
             throw PipelineError.invalidOption("static features: maxDisplacementFraction in (0, 0.1)")
         }
         guard minStationaryMatches >= 1, (0...1).contains(minStationaryFraction),
-              (0...1).contains(minStaticPairFraction), minPutativeMatches >= 1 else {
+              (0...1).contains(minStaticPairFraction), minPutativeMatches >= 1,
+              minStationarySpreadFraction >= 0 else {
             throw PipelineError.invalidOption("static features: counts >= 1, fractions in [0, 1]")
         }
     }
@@ -72,12 +80,13 @@ public struct StaticFeatures: Sendable {
         for (p, pairMatches) in matches.enumerated() where pairMatches.count >= options.minPutativeMatches {
             voting += 1
             let i = Int(pairs[p].x), j = Int(pairs[p].y)
-            let stationary = pairMatches.reduce(0) { count, m in
+            let stationary = pairMatches.compactMap { m -> SIMD2<Double>? in
                 let d = positions[i][Int(m.x)] - positions[j][Int(m.y)]
-                return count + ((d * d).sum() <= maxDistanceSquared ? 1 : 0)
+                return (d * d).sum() <= maxDistanceSquared ? positions[i][Int(m.x)] : nil
             }
-            if stationary >= options.minStationaryMatches,
-               Double(stationary) >= options.minStationaryFraction * Double(pairMatches.count) {
+            if stationary.count >= options.minStationaryMatches,
+               Double(stationary.count) >= options.minStationaryFraction * Double(pairMatches.count),
+               smallerStandardDeviation(stationary) >= options.minStationarySpreadFraction * diagonal {
                 staticPairs.append(p)
             }
         }
@@ -100,9 +109,30 @@ public struct StaticFeatures: Sendable {
         return result
     }
 
+    /// The smaller principal standard deviation of 2D points: how far they are from one line.
+    static func smallerStandardDeviation(_ points: [SIMD2<Double>]) -> Double {
+        guard points.count >= 3 else { return 0 }
+        let mean = points.reduce(SIMD2<Double>(0, 0), +) / Double(points.count)
+        var sxx = 0.0, syy = 0.0, sxy = 0.0
+        for p in points {
+            let d = p - mean
+            sxx += d.x * d.x
+            syy += d.y * d.y
+            sxy += d.x * d.y
+        }
+        let n = Double(points.count)
+        sxx /= n
+        syy /= n
+        sxy /= n
+        // Smaller eigenvalue of [[sxx, sxy], [sxy, syy]].
+        let smaller = 0.5 * (sxx + syy) - ((0.5 * (sxx - syy)) * (0.5 * (sxx - syy)) + sxy * sxy).squareRoot()
+        return max(0, smaller).squareRoot()
+    }
+
     /// The matches of a pair without those that touch a static keypoint.
     public func filter(_ matches: [SIMD2<Int32>], first: Int, second: Int) -> [SIMD2<Int32>] {
         guard isTurntable else { return matches }
         return matches.filter { !isStatic[first][Int($0.x)] && !isStatic[second][Int($0.y)] }
     }
 }
+

@@ -123,10 +123,10 @@ public func writeAtomically(_ data: Data, to url: URL) throws {
         .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
     do {
         try data.write(to: temporary)
-        if FileManager.default.fileExists(atPath: url.path) {
-            _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-        } else {
-            try FileManager.default.moveItem(at: temporary, to: url)
+        // rename(2) replaces the target atomically. (Foundation's replaceItemAt on Linux removes
+        // the old file and then fails, which loses it.)
+        guard rename(temporary.path, url.path) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }
     } catch {
         try? FileManager.default.removeItem(at: temporary)

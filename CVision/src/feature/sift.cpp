@@ -147,7 +147,10 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     auto features = std::make_unique<cvis_features>();
     features->image_width = color.cols;
     features->image_height = color.rows;
-    features->blur_score = BlurScore(color, keep);
+    // One grey conversion serves the blur score (whole frame) and SIFT (the mask's region).
+    cv::Mat gray_full;
+    cv::cvtColor(color, gray_full, cv::COLOR_BGR2GRAY);
+    features->blur_score = BlurScore(gray_full, keep);
     const cv::Rect region = DetectionRegion(keep, color.size());
     if (region.area() == 0) {  // everything masked out
       *out = features.release();
@@ -158,12 +161,14 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     // long side is max_image_size already samples scale space at twice that resolution.
     const double scale = std::min(1.0, double(options.max_image_size) /
                                            std::max(color.cols, color.rows));
+    // A copy, not a view: SIFT's blurs would otherwise read pixels beyond the region as border.
     cv::Mat gray;
-    cv::cvtColor(color(region), gray, cv::COLOR_BGR2GRAY);
     if (scale < 1.0) {
       const cv::Size small(std::max(1, int(std::lround(region.width * scale))),
                            std::max(1, int(std::lround(region.height * scale))));
-      cv::resize(gray, gray, small, 0, 0, cv::INTER_AREA);
+      cv::resize(gray_full(region), gray, small, 0, 0, cv::INTER_AREA);
+    } else {
+      gray = gray_full(region).clone();
     }
     cv::Mat detection_mask;
     if (!keep.empty()) cv::resize(keep(region), detection_mask, gray.size(), 0, 0, cv::INTER_NEAREST);

@@ -74,7 +74,7 @@ extension PoseComparison {
             guard n > 3 else { return leastSquares(from: source, to: target).map { ($0, all) } }
 
             func residuals(_ s: Similarity) -> [Double] { (0..<n).map { length(s.apply(source[$0]) - target[$0]) } }
-            func medianSquared(_ r: [Double]) -> Double { PoseComparison.median(r.map { $0 * $0 }) ?? .infinity }
+            func medianSquared(_ r: [Double]) -> Double { r.map { $0 * $0 }.median() ?? .infinity }
 
             var triplets: [(Int, Int, Int)] = []
             let combinations = n * (n - 1) * (n - 2) / 6

@@ -103,7 +103,7 @@ public struct PoseComparison: Codable, Equatable, Sendable {
         pairs = errors.count
         let aucs = errors.isEmpty ? [0, 0, 0, 0] : Self.poseAUC(errors: errors, thresholds: Self.aucThresholds)
         auc = AUC(at1: aucs[0], at3: aucs[1], at5: aucs[2], at10: aucs[3])
-        medianPairErrorDeg = Self.median(errors)
+        medianPairErrorDeg = errors.median()
 
         // Absolute errors after aligning the registered centres onto the reference's.
         var modelCenters: [SIMD3<Double>] = [], targetCenters: [SIMD3<Double>] = []
@@ -127,8 +127,8 @@ public struct PoseComparison: Codable, Equatable, Sendable {
             let centerErrors = modelCenters.indices.map {
                 length(similarity.apply(modelCenters[$0]) - targetCenters[$0])
             }
-            medianRotationErrorDeg = Self.median(alignedRotationErrors)
-            medianCenterError = Self.median(centerErrors)
+            medianRotationErrorDeg = alignedRotationErrors.median()
+            medianCenterError = centerErrors.median()
             if let error = medianCenterError, spread > 0 { medianCenterErrorRelative = error / spread }
         }
     }
@@ -240,17 +240,10 @@ public struct PoseComparison: Codable, Equatable, Sendable {
 
     // MARK: - Helpers
 
-    static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let s = values.sorted()
-        let m = s.count / 2
-        return s.count % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2
-    }
-
     static func medianDistanceToCentroid(_ points: [SIMD3<Double>]) -> Double {
         guard !points.isEmpty else { return 0 }
         let centroid = points.reduce(SIMD3<Double>.zero, +) / Double(points.count)
-        return median(points.map { length($0 - centroid) }) ?? 0
+        return points.map { length($0 - centroid) }.median() ?? 0
     }
 }
 

@@ -76,33 +76,31 @@ public struct StaticFeatures: Sendable {
         }
         let diagonal = (Double(size.x * size.x + size.y * size.y)).squareRoot()
         let maxDistanceSquared = (options.maxDisplacementFraction * diagonal) * (options.maxDisplacementFraction * diagonal)
-        var voting = 0, staticPairs: [Int] = []
+        func isStationary(_ m: SIMD2<Int32>, _ i: Int, _ j: Int) -> Bool {
+            let d = positions[i][Int(m.x)] - positions[j][Int(m.y)]
+            return (d * d).sum() <= maxDistanceSquared
+        }
+        var voting = 0, staticPairs = 0
         for (p, pairMatches) in matches.enumerated() where pairMatches.count >= options.minPutativeMatches {
             voting += 1
             let i = Int(pairs[p].x), j = Int(pairs[p].y)
-            let stationary = pairMatches.compactMap { m -> SIMD2<Double>? in
-                let d = positions[i][Int(m.x)] - positions[j][Int(m.y)]
-                return (d * d).sum() <= maxDistanceSquared ? positions[i][Int(m.x)] : nil
-            }
+            let stationary = pairMatches.filter { isStationary($0, i, j) }.map { positions[i][Int($0.x)] }
             if stationary.count >= options.minStationaryMatches,
                Double(stationary.count) >= options.minStationaryFraction * Double(pairMatches.count),
                smallerStandardDeviation(stationary) >= options.minStationarySpreadFraction * diagonal {
-                staticPairs.append(p)
+                staticPairs += 1
             }
         }
-        result.staticPairFraction = voting > 0 ? Double(staticPairs.count) / Double(voting) : 0
+        result.staticPairFraction = voting > 0 ? Double(staticPairs) / Double(voting) : 0
         result.isTurntable = result.staticPairFraction >= options.minStaticPairFraction
         guard result.isTurntable else { return result }
         // Every keypoint that sits still in some pair is background. A point on the turning axis
         // also sits still; losing those few object points costs little.
         for (p, pairMatches) in matches.enumerated() {
             let i = Int(pairs[p].x), j = Int(pairs[p].y)
-            for m in pairMatches {
-                let d = positions[i][Int(m.x)] - positions[j][Int(m.y)]
-                if (d * d).sum() <= maxDistanceSquared {
-                    result.isStatic[i][Int(m.x)] = true
-                    result.isStatic[j][Int(m.y)] = true
-                }
+            for m in pairMatches where isStationary(m, i, j) {
+                result.isStatic[i][Int(m.x)] = true
+                result.isStatic[j][Int(m.y)] = true
             }
         }
         result.discardedCount = result.isStatic.reduce(0) { $0 + $1.reduce(0) { $0 + ($1 ? 1 : 0) } }

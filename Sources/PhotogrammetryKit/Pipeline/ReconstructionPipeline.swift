@@ -126,10 +126,10 @@ public final class ReconstructionPipeline {
         case .automatic: source = options.room ? nil : MaskSource.discover(in: capture)
         }
         try source?.validate(against: capture)
-        if let source {
-            progress?.note(source.summary)
-            for image in capture.images where source.maskURL(for: image) == nil {
-                if case .directory = source { progress?.note("\(image.name): no mask, the whole frame is used") }
+        if let source { progress?.note(source.summary) }
+        if case .directory? = source {
+            for image in capture.images where source?.maskURL(for: image) == nil {
+                progress?.note("\(image.name): no mask, the whole frame is used")
             }
         }
         return source
@@ -138,10 +138,8 @@ public final class ReconstructionPipeline {
     /// The blur score below which a frame is rejected, relative to the capture's median; nil
     /// when blur rejection is off or there are too few frames to compare.
     func blurFloor(_ scores: [Double]) -> Double? {
-        guard options.blurFloorFraction > 0, scores.count >= CaptureLoader.minimumImages else { return nil }
-        let sorted = scores.sorted()
-        let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2]
-            : 0.5 * (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2])
+        guard options.blurFloorFraction > 0, scores.count >= CaptureLoader.minimumImages,
+              let median = scores.median() else { return nil }
         return options.blurFloorFraction * median
     }
 

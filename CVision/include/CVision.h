@@ -19,5 +19,7 @@
 #include "cvis_two_view.h"
 #include "cvis_geometry.h"
 #include "cvis_bundle.h"
+#include "cvis_mvs.h"
+#include "cvis_cloud.h"
 
 #endif

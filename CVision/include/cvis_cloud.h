@@ -1,0 +1,75 @@
+/* Depth-map fusion into a coloured point cloud, and clouds and meshes compared with a reference
+ * surface (accuracy, completeness, F1 at a distance threshold, as ETH3D and Tanks and Temples). */
+#ifndef CVIS_CLOUD_H
+#define CVIS_CLOUD_H
+
+#include "cvis_core.h"
+#include "cvis_mvs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cvis_fusion_options {
+  int32_t min_num_views;          /* default 3: views (the reference included) that must agree
+                                     for a point to be kept */
+  double max_reprojection_error;  /* default 2: pixels, reference pixel vs its re-projection
+                                     through a source depth map */
+  double max_depth_error;         /* default 0.01: relative depth difference */
+  double max_normal_error_deg;    /* default 10 */
+  int32_t num_threads;            /* default 2 */
+} cvis_fusion_options;
+
+void cvis_fusion_options_default(cvis_fusion_options* options);
+
+/* Fuses depth maps into one point cloud and writes it as a binary little-endian PLY (float x, y,
+ * z, nx, ny, nz, uchar red, green, blue) to out_ply_path (temporary name, then rename).
+ * depth_paths holds one depth map per workspace view (NULL: the view has none). For each view,
+ * neighbours[neighbour_offsets[i] .. neighbour_offsets[i+1]-1] are the views it is checked
+ * against. A pixel becomes a point when at least min_num_views - 1 neighbours agree on it
+ * (re-projection, depth and normal within the limits); the point is the mean of the agreeing
+ * observations, its colour the mean colour and its normal the normalised mean, in world
+ * coordinates. Every pixel used by a point is not used again. Depth maps are read on demand
+ * through the workspace cache, so memory is bounded by its cache_bytes. *num_points receives
+ * the point count. */
+cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace, const char* const* depth_paths,
+                                 const int32_t* neighbour_offsets, const int32_t* neighbours,
+                                 const cvis_fusion_options* options, const char* out_ply_path,
+                                 int64_t* num_points);
+
+/* Points read from a PLY file: a point cloud, or a mesh's vertices and triangles. */
+typedef struct cvis_cloud cvis_cloud;
+
+/* Reads ascii or binary (little- or big-endian) PLY: vertex x, y, z (float or double), optional
+ * nx, ny, nz and red, green, blue (uchar), optional faces (list of vertex indices, triangulated
+ * as fans). CVIS_DECODE_ERROR names the file and what is wrong. */
+cvis_status cvis_cloud_load_ply(const char* path, cvis_cloud** out);
+void cvis_cloud_destroy(cvis_cloud* cloud);
+int64_t cvis_cloud_num_points(const cvis_cloud* cloud);
+int64_t cvis_cloud_num_triangles(const cvis_cloud* cloud);
+const float* cvis_cloud_points(const cvis_cloud* cloud);      /* num_points x 3 */
+const int32_t* cvis_cloud_triangles(const cvis_cloud* cloud); /* num_triangles x 3 */
+
+typedef struct cvis_cloud_comparison {
+  double accuracy;          /* share of reconstructed points within tau of the reference */
+  double completeness;      /* share of reference surface samples within tau of ours */
+  double f1;                /* harmonic mean of the two (0 when both are 0) */
+  int64_t evaluated_points; /* reconstructed points counted for accuracy */
+  int64_t reference_samples;/* reference surface samples counted for completeness */
+} cvis_cloud_comparison;
+
+/* Compares ours (a cloud, or a mesh whose surface is sampled) with a reference mesh after
+ * mapping ours by the similarity x' = scale * R x + t (R row-major 3x3). Surfaces are sampled
+ * uniformly by area at a spacing of sample_spacing (e.g. tau / 5). With a region mesh (may be
+ * NULL): accuracy counts only our points inside the region's axis-aligned bounding box, and
+ * completeness samples the region's surface instead of the reference's. Distances are exact
+ * nearest-neighbour distances up to tau (a uniform grid of cell size tau). */
+cvis_status cvis_compare_clouds(const cvis_cloud* ours, const cvis_cloud* reference,
+                                const cvis_cloud* region, double scale, const double rotation[9],
+                                const double translation[3], double tau, double sample_spacing,
+                                cvis_cloud_comparison* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,137 @@
+/* Dense multi-view stereo: undistortion to pinhole views and PatchMatch depth maps.
+ *
+ * The dense stage works on a folder of undistorted views (colour PNG, optional mask PNG) and
+ * keeps every depth map on disk, so memory does not grow with the number of images: a
+ * cvis_mvs_workspace loads views and depth maps on demand and holds at most a configured number
+ * of bytes of them. */
+#ifndef CVIS_MVS_H
+#define CVIS_MVS_H
+
+#include "cvis_core.h"
+#include "cvis_feature.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A pinhole view: intrinsics at its working size and its pose (x_cam = R x_world + t). */
+typedef struct cvis_mvs_view {
+  int32_t width, height;
+  double fx, fy, cx, cy;     /* pixels; the top-left image corner is (0, 0) (COLMAP) */
+  double rotation[9];        /* cam_from_world R, row-major */
+  double translation[3];     /* cam_from_world t */
+} cvis_mvs_view;
+
+/* Undistorts one image to a pinhole camera with the same focal lengths and principal point,
+ * area-downscaled so that its longer side is at most max_side (never upscaled; 0 = full size).
+ * camera_model and camera_params are as in cvis_bundle.h (a model of the upright image of size
+ * camera_width x camera_height). Masks as for cvis_extract_features (mask_path and keep_rect may
+ * be NULL). Writes the colour image to out_image_path (PNG) and, when out_mask_path is not NULL,
+ * an 8-bit mask (255 = keep) that is 0 where a mask drops the pixel or the undistorted pixel
+ * falls outside the original image. Both files are written to a temporary name and renamed.
+ * Fills out_view's size and intrinsics (its pose is left untouched). */
+cvis_status cvis_mvs_undistort_image(const char* image_path, const char* mask_path,
+                                     const cvis_rect* keep_rect, int32_t camera_model,
+                                     const double* camera_params, int32_t camera_width,
+                                     int32_t camera_height, int32_t max_side,
+                                     const char* out_image_path, const char* out_mask_path,
+                                     cvis_mvs_view* out_view);
+
+/* The views of one dense reconstruction, their files on disk and a bounded cache of them. */
+typedef struct cvis_mvs_workspace cvis_mvs_workspace;
+
+/* views, image_paths (undistorted PNGs) and mask_paths (NULL, or per view NULL for no mask) are
+ * copied. cache_bytes bounds the decoded views and depth maps held in memory (default to pass:
+ * 1 GiB). Files are read lazily; a missing or corrupt file fails the call that needs it. */
+cvis_status cvis_mvs_workspace_create(int32_t num_views, const cvis_mvs_view* views,
+                                      const char* const* image_paths,
+                                      const char* const* mask_paths, uint64_t cache_bytes,
+                                      cvis_mvs_workspace** out);
+void cvis_mvs_workspace_destroy(cvis_mvs_workspace* workspace);
+
+typedef struct cvis_patch_match_options {
+  int32_t window_radius;          /* default 5: an 11 x 11 window */
+  int32_t window_step;            /* default 2: every second row and column of the window */
+  double sigma_spatial;           /* default 5: bilateral weight, pixels */
+  double sigma_color;             /* default 0.2: bilateral weight, intensity in [0, 1] */
+  int32_t num_iterations;         /* default 3: propagation + refinement sweeps per pass */
+  int32_t top_k_views;            /* default 4: source views whose costs are averaged per pixel
+                                     (best k of the given sources, chosen per pixel) */
+  double min_triangulation_angle_deg; /* default 1: a source view seeing the point at a smaller
+                                         angle does not vote */
+  double geom_consistency_regularizer; /* default 0.3: weight of the forward-backward
+                                          reprojection error (pixels) in the geometric pass */
+  double geom_consistency_max_error;   /* default 3: pixels; the error is clamped here */
+  double filter_max_cost;         /* default 0.5: pixels whose final cost (1 - NCC, plus the
+                                     geometric term) exceeds this are set invalid (depth 0) */
+  int32_t filter_min_views;       /* default 2: geometric pass only; pixels consistent (error <
+                                     1 px, depth within 1%) with fewer source views are invalid */
+  int32_t num_threads;            /* default 2 */
+  uint64_t seed;                  /* default 0: random initialisation and refinement */
+} cvis_patch_match_options;
+
+void cvis_patch_match_options_default(cvis_patch_match_options* options);
+
+/* What one depth map is computed from. */
+typedef struct cvis_patch_match_problem {
+  int32_t reference;              /* index of the reference view */
+  int32_t num_sources;
+  const int32_t* sources;         /* indices of source views, best first */
+  double depth_min, depth_max;    /* search range along the reference's optical axis (z) */
+  int32_t num_points;             /* sparse points seen by the reference, for initialisation */
+  const double* points_in_world;  /* num_points x 3, may be NULL */
+  /* 0: photometric pass (random + sparse initialisation). 1: geometric pass: starts from the
+   * reference's photometric depth map (previous_depth_path) and adds forward-backward
+   * consistency with the sources' photometric depth maps (source_depth_paths, one per source;
+   * a NULL entry skips that source's geometric term). */
+  int32_t geometric;
+  const char* previous_depth_path;
+  const char* const* source_depth_paths;
+} cvis_patch_match_problem;
+
+/* Runs PatchMatch for one reference view and writes its depth map to out_depth_path (written to
+ * a temporary name and renamed). Pixels outside the reference's mask are left invalid. The
+ * workspace may be shared by concurrent calls. */
+cvis_status cvis_patch_match(cvis_mvs_workspace* workspace, const cvis_patch_match_problem* problem,
+                             const cvis_patch_match_options* options, const char* out_depth_path);
+
+/* A depth map as stored on disk: per pixel z-depth (0 = invalid), unit normal in the view's
+ * camera frame (pointing towards the camera) and the matching cost. File layout
+ * (little-endian): "CVISDM01", int32 width, int32 height, then width*height float32 depths,
+ * width*height*3 float32 normals, width*height float32 costs, all row-major. */
+typedef struct cvis_depth_map cvis_depth_map;
+
+cvis_status cvis_depth_map_load(const char* path, cvis_depth_map** out);
+/* A new depth map of the given size (all invalid), for tests and tools. */
+cvis_status cvis_depth_map_create(int32_t width, int32_t height, cvis_depth_map** out);
+cvis_status cvis_depth_map_save(const cvis_depth_map* map, const char* path);
+void cvis_depth_map_destroy(cvis_depth_map* map);
+int32_t cvis_depth_map_width(const cvis_depth_map* map);
+int32_t cvis_depth_map_height(const cvis_depth_map* map);
+float* cvis_depth_map_depths(cvis_depth_map* map);   /* width * height */
+float* cvis_depth_map_normals(cvis_depth_map* map);  /* width * height * 3 */
+float* cvis_depth_map_costs(cvis_depth_map* map);    /* width * height */
+
+/* Kernels exposed for tests. */
+
+/* The homography that maps reference pixels to source pixels for the plane with unit normal n
+ * (reference camera frame) at distance d from the reference centre (n . X + d = 0 for points X
+ * on the plane, d < 0 for a plane in front of a camera looking down +z with n towards it).
+ * H = K_src (R - t n^T / d) K_ref^-1 with R, t the source-from-reference pose. Row-major 3x3. */
+cvis_status cvis_mvs_plane_homography(const cvis_mvs_view* reference, const cvis_mvs_view* source,
+                                      const double normal[3], double distance, double H[9]);
+
+/* Bilateral-weighted NCC between a window of the grey reference image (intensity in [0, 1],
+ * row-major float, width x height) centred on pixel index (x, y), whose centre is at
+ * (x + 0.5, y + 0.5), and the source window warped through H (each reference pixel centre is
+ * mapped by H and the source is sampled bilinearly at the mapped point, the same convention), with the options' window radius, step and sigmas. Returns NCC in
+ * [-1, 1] in *ncc; CVIS_INVALID_ARGUMENT when the window leaves the reference image. */
+cvis_status cvis_mvs_bilateral_ncc(const float* reference, int32_t ref_width, int32_t ref_height,
+                                   const float* source, int32_t src_width, int32_t src_height,
+                                   int32_t x, int32_t y, const double H[9],
+                                   const cvis_patch_match_options* options, double* ncc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

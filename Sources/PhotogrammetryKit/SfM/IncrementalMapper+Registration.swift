@@ -3,7 +3,8 @@ extension IncrementalMapper {
     /// whose PnP succeeds. Returns its index, or nil when no image can be added.
     func registerNextImage() throws -> Int? {
         var scored: [(count: Int, image: Int)] = []
-        for i in 0..<graph.numImages where !isRegistered(i) && registrationTrials[i] < options.maxRegistrationTrials {
+        for i in 0..<graph.numImages where isAllowed(i) && !isRegistered(i)
+            && registrationTrials[i] < options.maxRegistrationTrials {
             let n = numTriangulatedCorrespondences(of: i)
             if n >= options.absolutePoseMinNumInliers { scored.append((n, i)) }
         }

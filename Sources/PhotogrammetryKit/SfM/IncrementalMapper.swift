@@ -2,7 +2,9 @@
 ///
 /// 1. choose an initial pair and triangulate it; 2. repeatedly register the image that sees the
 /// most triangulated tracks (PnP), continue and triangulate tracks, refine locally; 3. refine
-/// globally whenever the model has grown enough; 4. at the end retriangulate, refine and filter.
+/// globally whenever the model has grown enough; 4. reconstruct the images left over as detached
+/// models and merge each that shares enough tracks, then grow again; 5. at the end retriangulate,
+/// refine and filter.
 /// Image `i` of the input becomes `ImageID(i + 1)`.
 public final class IncrementalMapper {
     public let options: MapperOptions
@@ -25,6 +27,12 @@ public final class IncrementalMapper {
     var principalPointRunOffs = 0
     /// Called after each registration with (registered, total).
     public var onProgress: ((Int, Int) -> Bool)?
+    /// The images this mapper may register (nil: all); a detached model gets the leftovers.
+    var allowedImages: [Bool]?
+    /// Models of leftover images that could not be merged yet.
+    var detachedModels: [IncrementalMapper] = []
+    /// The model as given, before anything was registered: the start of every detached model.
+    let blankModel: Reconstruction
 
     /// Prepares a mapper.
     /// - Parameters:
@@ -33,6 +41,7 @@ public final class IncrementalMapper {
     public init(reconstruction: Reconstruction, tracks: TrackSet, graph: MatchGraph,
                 colors: [[SIMD3<UInt8>]], cameraHasPrior: [CameraID: Bool], options: MapperOptions) {
         self.reconstruction = reconstruction
+        self.blankModel = reconstruction
         self.tracks = tracks
         self.graph = graph
         self.colors = colors
@@ -50,14 +59,10 @@ public final class IncrementalMapper {
         try options.validate()
         guard try initialize() else { throw PipelineError.noInitialPair }
         if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
-
-        while let next = try registerNextImage() {
-            triangulateTracks(seenBy: next)
-            try adjustLocally(around: next)
-            if Double(numRegistered) >= Double(numRegisteredAtLastGlobalBundle) * options.globalBundleGrowthRatio {
-                try adjustGlobally()
-            }
+        try grow()
+        while options.mergeDetachedModels, try mergeNextDetachedModel() {
             if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
+            try grow()
         }
 
         // Final polish: fill in tracks the thresholds of the growing model left out, then refine.
@@ -70,7 +75,22 @@ public final class IncrementalMapper {
         return reconstruction
     }
 
+    /// Registers images one by one until none can be added.
+    func grow() throws {
+        while let next = try registerNextImage() {
+            triangulateTracks(seenBy: next)
+            try adjustLocally(around: next)
+            if Double(numRegistered) >= Double(numRegisteredAtLastGlobalBundle) * options.globalBundleGrowthRatio {
+                try adjustGlobally()
+            }
+            if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
+        }
+    }
+
     // MARK: - Shared helpers
+
+    /// Whether this mapper may register image index `i`.
+    func isAllowed(_ i: Int) -> Bool { allowedImages?[i] ?? true }
 
     /// The camera of image index `i`.
     func camera(ofImage i: Int) -> Camera {

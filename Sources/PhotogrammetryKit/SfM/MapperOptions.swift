@@ -37,6 +37,17 @@ public struct MapperOptions: Sendable {
     public var refinePrincipalPointMinImages = 8
     /// Whether intrinsics may be refined at all (false when the user fixed them). Default true.
     public var refineIntrinsics = true
+    /// Detached models: images the main model could not register are reconstructed on their own
+    /// and merged into it when enough of their points are the same tracks. Default true.
+    public var mergeDetachedModels = true
+    /// Merging: minimum tracks that the similarity between two models must explain. Default 12.
+    public var mergeMinNumInliers = 6
+    /// Merging: minimum share of the shared tracks the similarity explains. Default 0.5.
+    public var mergeMinInlierRatio = 0.5
+    /// Merging: a shared track fits when, mapped from one model into the other, its point
+    /// reprojects within this many pixels (median over its observations). Default 8.
+    public var mergeMaxReprojectionErrorPx = 8.0
+
     /// Robust loss scale of bundle adjustment in pixels. Default 1.
     public var bundleLossScalePx = 1.0
     /// Worker threads for bundle adjustment and triangulation. Default 2.
@@ -59,6 +70,9 @@ public struct MapperOptions: Sendable {
         try require(triangulationMaxErrorPx > 0 && filterMaxReprojectionErrorPx > 0, "error thresholds must be positive")
         try require(localBundleNumImages >= 1, "localBundleNumImages must be at least 1")
         try require(globalBundleGrowthRatio > 1, "globalBundleGrowthRatio must exceed 1")
+        try require(mergeMinNumInliers >= 4, "mergeMinNumInliers must be at least 4")
+        try require((0...1).contains(mergeMinInlierRatio), "mergeMinInlierRatio outside 0...1")
+        try require(mergeMaxReprojectionErrorPx > 0, "mergeMaxReprojectionErrorPx must be positive")
         try require(numThreads >= 1, "numThreads must be at least 1")
     }
 }

@@ -1,0 +1,94 @@
+import XCTest
+@testable import PhotogrammetryKit
+
+/// Detached models: two arcs of a ring linked by a handful of matches end up in one model.
+final class ModelMergingTests: XCTestCase {
+    /// A ring of 12 cameras split into two arcs of 6 whose only link is `linkMatches` matches
+    /// between the arcs' neighbouring ends (images 5 and 6): far too few for PnP across the gap.
+    func makeProblem(linkMatches: Int, merge: Bool = true) -> (scene: SyntheticScene, mapper: IncrementalMapper) {
+        var options = SyntheticScene.Options()
+        options.numImages = 12
+        options.numPoints = 500
+        options.pixelNoise = 0.3
+        options.model = .simplePinhole
+        options.seed = 21
+        let scene = SyntheticScene(options)
+
+        // Matches between two images: keypoints of the same true point.
+        var keypointOfPoint: [ImageID: [Point3DID: Int32]] = [:]
+        for (id, point) in scene.reconstruction.points3D {
+            for element in point.track { keypointOfPoint[element.imageID, default: [:]][id] = Int32(element.point2DIndex) }
+        }
+        func matches(_ a: Int, _ b: Int) -> [SIMD2<Int32>] {
+            let ka = keypointOfPoint[ImageID(a + 1)] ?? [:], kb = keypointOfPoint[ImageID(b + 1)] ?? [:]
+            return ka.keys.sorted().compactMap { id in kb[id].map { SIMD2(ka[id]!, $0) } }
+        }
+        var graph = MatchGraph(numImages: 12)
+        for a in 0..<12 {
+            for b in (a + 1)..<12 {
+                let sameArc = (a < 6) == (b < 6)
+                if sameArc {
+                    graph.edges.append(.init(first: a, second: b, matches: matches(a, b), configuration: .calibrated))
+                } else if a == 5 && b == 6 {
+                    graph.edges.append(.init(first: a, second: b, matches: Array(matches(a, b).prefix(linkMatches)),
+                                             configuration: .calibrated))
+                }
+            }
+        }
+        var blank = Reconstruction()
+        blank.addCamera(scene.camera)
+        for id in scene.imageIDs {
+            let image = scene.reconstruction.images[id]!
+            blank.addImage(Image(id: id, name: image.name, cameraID: image.cameraID, points2D: image.points2D))
+        }
+        let tracks = TrackSet(graph: graph, keypointCounts: scene.imageIDs.map { blank.images[$0]!.points2D.count })
+        var mapperOptions = MapperOptions()
+        mapperOptions.refineIntrinsics = false
+        mapperOptions.mergeDetachedModels = merge
+        let mapper = IncrementalMapper(
+            reconstruction: blank, tracks: tracks, graph: graph,
+            colors: scene.imageIDs.map { Array(repeating: SIMD3<UInt8>(128, 128, 128), count: blank.images[$0]!.points2D.count) },
+            cameraHasPrior: [scene.camera.id: true], options: mapperOptions)
+        return (scene, mapper)
+    }
+
+    /// The largest pairwise relative-pose error (degrees) of the registered images against truth.
+    func maxPairError(_ model: Reconstruction, _ scene: SyntheticScene) -> Double {
+        let estimated = scene.imageIDs.map { model.images[$0]?.camFromWorld }
+        let reference = scene.imageIDs.map { scene.reconstruction.images[$0]!.camFromWorld! }
+        return PoseComparison.pairErrors(estimated: estimated, reference: reference).max() ?? .infinity
+    }
+
+    func testTwoArcsLinkedByTenMatchesMergeIntoOneAccurateModel() throws {
+        let (scene, mapper) = makeProblem(linkMatches: 10)
+        let model = try mapper.run()
+        XCTAssertEqual(model.registeredImageIDs.count, 12, "both arcs registered")
+        XCTAssertLessThan(maxPairError(model, scene), 0.5, "every pair of cameras within half a degree")
+    }
+
+    func testWithoutMergingOnlyOneArcRegisters() throws {
+        let (_, mapper) = makeProblem(linkMatches: 10, merge: false)
+        let model = try mapper.run()
+        XCTAssertEqual(model.registeredImageIDs.count, 6, "PnP cannot cross a 10-match gap")
+    }
+
+    func testArcsLinkedByTooFewTracksStayApart() throws {
+        // Four shared tracks cannot vouch for a similarity: the main model stays as it was.
+        let (_, mapper) = makeProblem(linkMatches: 4)
+        let model = try mapper.run()
+        XCTAssertEqual(model.registeredImageIDs.count, 6)
+    }
+
+    func testSimilarityMovesCamerasWithTheirWorld() {
+        let s = Similarity3(scale: 2.5, rotation: Rotation.matrix(angleAxis: SIMD3(0.3, -0.2, 0.5)),
+                            translation: SIMD3(1, -2, 0.5))
+        let pose = Rigid3(angleAxis: SIMD3(-0.1, 0.4, 0.2), translation: SIMD3(0.3, 0.1, 4))
+        let point = SIMD3<Double>(0.2, -0.4, 1.1)
+        let moved = s.transform(pose)
+        let before = pose.apply(point), after = moved.apply(s.apply(point))
+        XCTAssertEqual(after.x / after.z, before.x / before.z, accuracy: 1e-12)
+        XCTAssertEqual(after.y / after.z, before.y / before.z, accuracy: 1e-12)
+        let back = s.inverse.apply(s.apply(point))
+        XCTAssertEqual(length(back - point), 0, accuracy: 1e-12)
+    }
+}

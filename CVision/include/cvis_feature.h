@@ -60,6 +60,17 @@ double cvis_features_blur_score(const cvis_features* features);
 cvis_status cvis_blur_score_gray(const uint8_t* pixels, int32_t width, int32_t height,
                                  int32_t stride, double* out);
 
+/* How much the background changes between two frames of one capture: the median absolute grey
+ * difference (intensity in [0, 1]) over background pixels with texture (grey gradient of at
+ * least 0.02 per pixel in frame a), on copies whose longer side is 160 px. The background is
+ * what the masks drop: pixels outside mask_a / mask_b (8-bit PNGs, 255 = keep; may be NULL) and
+ * outside keep_rect (may be NULL); with no mask at all, the whole frame. *textured_fraction is
+ * the share of the frame those pixels make up; when it is small the change says little. A fixed
+ * camera gives a change near 0, a moving one a few per cent. */
+cvis_status cvis_background_change(const char* image_a, const char* mask_a, const char* image_b,
+                                   const char* mask_b, const cvis_rect* keep_rect, double* change,
+                                   double* textured_fraction);
+
 typedef struct cvis_match_options {
   float max_ratio;       /* default 0.8: best / second-best distance (Lowe's ratio test) */
   float max_distance;    /* default 0.7: on unit-length descriptors */

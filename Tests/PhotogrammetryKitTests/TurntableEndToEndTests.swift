@@ -25,6 +25,7 @@ final class TurntableEndToEndTests: XCTestCase {
         let (report, comparison) = try run(.disabled)
         XCTAssertEqual(report.captureKind, "turntable")
         XCTAssertGreaterThan(report.staticFeaturesDiscarded, 5000, "the background's features are static")
+        XCTAssertEqual(report.turntableEvidence, "static features")
         XCTAssertGreaterThanOrEqual(report.imagesRegistered, 11)
         XCTAssertGreaterThan(try XCTUnwrap(comparison).auc.at5, 70, "pair AUC@5 against ground truth")
         // A 90-degree arc of the turn, at one height.
@@ -46,6 +47,8 @@ final class TurntableEndToEndTests: XCTestCase {
     func testMasksCarriedByTheCaptureArePickedUp() throws {
         let (report, comparison) = try run(.automatic)
         XCTAssertEqual(report.staticFeaturesDiscarded, 0, "the masks leave no background")
+        XCTAssertEqual(report.captureKind, "turntable", "the background outside the masks stands still")
+        XCTAssertEqual(report.turntableEvidence, "still background")
         XCTAssertEqual(report.imagesRegistered, 12)
         XCTAssertGreaterThan(try XCTUnwrap(comparison).auc.at5, 80)
         XCTAssertNotNil(report.images.first?.features)

@@ -16,6 +16,7 @@
 #include "../io/image_io.h"
 #include "../util/status.h"
 #include "blur.h"
+#include "keep_mask.h"
 #include "features.h"
 
 namespace cvis {
@@ -37,37 +38,6 @@ void DequantizeDescriptor(const uint8_t* bytes, float* unit) {
 }
 
 namespace {
-
-// Full-size upright keep mask (255 = keep) from the optional mask file and keep-rectangle;
-// empty when neither is given. A pixel belongs to the rectangle when its centre does.
-cvis_status BuildKeepMask(const char* mask_path, const cvis_rect* keep_rect, cv::Size size,
-                          cv::Mat* keep) {
-  keep->release();
-  if (mask_path != nullptr && mask_path[0] != '\0') {
-    cv::Mat mask;
-    if (cvis_status status = DecodeMask(mask_path, &mask); status != CVIS_OK) return status;
-    if (mask.size() != size) {
-      // A mask of another resolution is scaled; one of another shape belongs to another image.
-      const double aspect_mask = double(mask.cols) / mask.rows, aspect_image = double(size.width) / size.height;
-      if (std::abs(aspect_mask / aspect_image - 1.0) > 0.01) {
-        return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(mask_path), ": mask is ", mask.cols, "x", mask.rows,
-                                               ", the image ", size.width, "x", size.height));
-      }
-      cv::resize(mask, mask, size, 0, 0, cv::INTER_NEAREST);
-    }
-    cv::threshold(mask, *keep, 127, 255, cv::THRESH_BINARY);
-  }
-  if (keep_rect != nullptr) {
-    const int x0 = std::max(0, int(std::ceil(keep_rect->x - 0.5)));
-    const int y0 = std::max(0, int(std::ceil(keep_rect->y - 0.5)));
-    const int x1 = std::min(size.width, int(std::ceil(keep_rect->x + keep_rect->width - 0.5)));
-    const int y1 = std::min(size.height, int(std::ceil(keep_rect->y + keep_rect->height - 0.5)));
-    cv::Mat rect_mask = cv::Mat::zeros(size, CV_8U);
-    if (x1 > x0 && y1 > y0) rect_mask(cv::Rect(x0, y0, x1 - x0, y1 - y0)).setTo(255);
-    if (keep->empty()) *keep = rect_mask; else cv::bitwise_and(*keep, rect_mask, *keep);
-  }
-  return CVIS_OK;
-}
 
 // Region worth running SIFT on: the keep mask's bounding box plus a margin, so that the blur and
 // descriptor windows near the mask edge still see real image content.

@@ -12,6 +12,8 @@ public struct MatchingOptions: Sendable {
     public var minPutativeMatches = 20
     /// Static features of a fixed camera (turntable captures).
     public var staticFeatures = StaticFeatureOptions()
+    /// Fixed-camera test for masked captures, whose masks hide the static background. Default on.
+    public var stillBackground = StillBackgroundOptions()
 
     public init() {}
 
@@ -20,6 +22,7 @@ public struct MatchingOptions: Sendable {
         try descriptors.validate()
         try twoView.validate()
         try staticFeatures.validate()
+        try stillBackground.validate()
     }
 }
 

@@ -36,7 +36,8 @@ public final class ReconstructionPipeline {
         for rejected in capture.rejected { progress?.note("rejected \(rejected.name): \(rejected.reason)") }
 
         // 2. Features (masked), blurred frames out
-        let (usable, features) = try extractFeatures(capture)
+        let masks = try resolveMasks(capture)
+        let (usable, features) = try extractFeatures(capture, masks: masks)
 
         // 3. Matching and geometric verification
         var setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
@@ -51,11 +52,7 @@ public final class ReconstructionPipeline {
                                  threads: options.numThreads, progress: progress)
         }
         let graph = matching.graph
-        if matching.staticFeatures.isTurntable {
-            report.staticFeaturesDiscarded = matching.staticFeatures.discardedCount
-            progress?.note(String(format: "fixed camera: %d static features discarded (%.0f%% of pairs static)",
-                                  matching.staticFeatures.discardedCount, 100 * matching.staticFeatures.staticPairFraction))
-        }
+        let turntable = try detectFixedCamera(matching.staticFeatures, usable, masks: masks)
 
         // 4. Sparse reconstruction
         let model = try timed("sparse") { try reconstructSparse(usable, features, graph, &setup) }
@@ -64,7 +61,7 @@ public final class ReconstructionPipeline {
 
         // 5. Diagnostics
         try timed("diagnostics") {
-            let context = CaptureDiagnosis.Context(room: options.room, turntable: matching.staticFeatures.isTurntable)
+            let context = CaptureDiagnosis.Context(room: options.room, turntable: turntable)
             CaptureDiagnosis.diagnose(model, context: context, report: &report)
         }
 
@@ -81,8 +78,7 @@ public final class ReconstructionPipeline {
 
     /// Features of every image under the capture's masks; drops images that fail and frames
     /// too blurred to use, and returns what is left.
-    func extractFeatures(_ capture: Capture) throws -> (Capture, [FeatureSet]) {
-        let masks = try resolveMasks(capture)
+    func extractFeatures(_ capture: Capture, masks: MaskSource?) throws -> (Capture, [FeatureSet]) {
         let cacheKey = "features-" + options.sift.cacheKey + (masks.map { "-" + $0.cacheKey } ?? "")
         let extraction = try timed("features") {
             try FeatureExtraction.run(capture: capture, masks: masks, options: options.sift,
@@ -115,6 +111,29 @@ public final class ReconstructionPipeline {
                                              input: input.path)
         }
         return (usable, features)
+    }
+
+    /// Whether a fixed camera took the capture (a turntable), and the evidence in the report.
+    ///
+    /// Background features that stood still show it; when masks hid the background from the
+    /// features (a mask per frame around the object), the masked-out background itself does:
+    /// it does not change between frames.
+    func detectFixedCamera(_ staticFeatures: StaticFeatures, _ capture: Capture, masks: MaskSource?) throws -> Bool {
+        if staticFeatures.isTurntable {
+            report.staticFeaturesDiscarded = staticFeatures.discardedCount
+            report.turntableEvidence = "static features"
+            progress?.note(String(format: "fixed camera: %d static features discarded (%.0f%% of pairs static)",
+                                  staticFeatures.discardedCount, 100 * staticFeatures.staticPairFraction))
+            return true
+        }
+        guard let masks, !options.room, options.matching.stillBackground.enabled else { return false }
+        let still = try StillBackground.test(capture, masks: masks, options: options.matching.stillBackground,
+                                             threads: options.numThreads)
+        guard still.isStill, let change = still.medianChange else { return false }
+        report.turntableEvidence = "still background"
+        progress?.note(String(format: "fixed camera: the background outside the masks did not change (median %.3f over %d frame pairs)",
+                              change, still.conclusivePairs))
+        return true
     }
 
     /// The masks this run uses: given, or carried by the capture (not for rooms), or none.

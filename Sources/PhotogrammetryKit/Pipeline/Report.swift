@@ -31,6 +31,9 @@ public struct Report: Codable, Sendable {
     public var coverageSectors: [[Int]]?
     /// Features discarded because they stayed put while the object turned (turntable captures).
     public var staticFeaturesDiscarded = 0
+    /// What showed a fixed camera (turntable captures): "static features" (background features
+    /// that stood still) or "still background" (the masked-out background did not change).
+    public var turntableEvidence: String?
     /// Blur scores below this were rejected (relative to the capture's median score).
     public var blurFloor: Double?
     /// Every image of the capture with its status, for the per-image table.
@@ -50,7 +53,7 @@ public struct Report: Codable, Sendable {
         case cameras, captureKind = "capture_kind", azimuthCoverageDeg = "azimuth_coverage_deg"
         case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
         case upSource = "up_source", coverageSectors = "coverage_sectors"
-        case staticFeaturesDiscarded = "static_features_discarded", blurFloor = "blur_floor", images
+        case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence", blurFloor = "blur_floor", images
         case advice, detail, triangles
         case textureSize = "texture_size", stages, version
     }

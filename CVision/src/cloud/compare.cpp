@@ -186,18 +186,39 @@ int64_t CountHits(const std::vector<const float*>& points, int num_threads, Hit&
   return std::accumulate(counts.begin(), counts.end(), int64_t(0));
 }
 
-// Surface samples of a mesh, or the points of a cloud without triangles.
+// Surface samples of a mesh (only its triangles that reach into box when box is given), or the
+// points of a cloud without triangles.
 std::vector<float> SurfaceSamples(const cvis_cloud& surface, const std::vector<float>& points,
-                                  double spacing, uint64_t seed, int num_threads, const char* what) {
+                                  double spacing, uint64_t seed, int num_threads, const char* what,
+                                  const Box* box = nullptr) {
   if (surface.NumTriangles() == 0) return points;
-  const double area = SurfaceArea(points.data(), surface.triangles.data(), surface.NumTriangles());
+  std::vector<int32_t> kept;
+  if (box != nullptr) {
+    for (size_t t = 0; t < surface.triangles.size(); t += 3) {
+      double lo[3], hi[3];
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = std::numeric_limits<double>::infinity();
+        hi[k] = -std::numeric_limits<double>::infinity();
+      }
+      for (int corner = 0; corner < 3; ++corner) {
+        const float* p = &points[3 * size_t(surface.triangles[t + corner])];
+        for (int k = 0; k < 3; ++k) {
+          lo[k] = std::min(lo[k], double(p[k]));
+          hi[k] = std::max(hi[k], double(p[k]));
+        }
+      }
+      if (box->Overlaps(lo, hi)) kept.insert(kept.end(), &surface.triangles[t], &surface.triangles[t] + 3);
+    }
+  }
+  const int32_t* triangles = box != nullptr ? kept.data() : surface.triangles.data();
+  const int64_t num_triangles = box != nullptr ? int64_t(kept.size() / 3) : surface.NumTriangles();
+  const double area = SurfaceArea(points.data(), triangles, num_triangles);
   const double expected = area / (spacing * spacing);
   if (!(expected <= kMaxSamples)) {
     throw std::length_error(Str(what, " surface (", area, " square units) would need ", expected,
                                 " samples at spacing ", spacing, "; give a region or a larger spacing"));
   }
-  return SampleSurface(points.data(), surface.triangles.data(), surface.NumTriangles(), spacing,
-                       seed, num_threads);
+  return SampleSurface(points.data(), triangles, num_triangles, spacing, seed, num_threads);
 }
 
 }  // namespace
@@ -221,22 +242,26 @@ cvis_cloud_comparison CompareClouds(const CloudComparisonInput& input) {
       }
     }
   });
+  // With a region, only our surface near it can count in either direction: accuracy takes our
+  // points inside its box, completeness our points within tau of its surface.
+  Box region_box;
+  if (input.region != nullptr) region_box = BoxOf(input.region->points);
+  const Box region_reach = region_box.Expanded(input.tau);
   std::vector<float> our_points =
       ours.NumTriangles() > 0
-          ? SurfaceSamples(ours, mapped, input.sample_spacing, kOursSeed, threads, "our")
+          ? SurfaceSamples(ours, mapped, input.sample_spacing, kOursSeed, threads, "our",
+                           input.region != nullptr ? &region_reach : nullptr)
           : std::move(mapped);
   std::vector<float>().swap(mapped);
   if (our_points.size() / 3 >= size_t(UINT32_MAX)) throw std::length_error("over 2^32 points");
 
   // Accuracy: our points (inside the region's box) within tau of the reference surface.
-  Box region_box;
-  if (input.region != nullptr) region_box = BoxOf(input.region->points);
   std::vector<const float*> evaluated;
   for (size_t i = 0; i < our_points.size(); i += 3) {
     const float* p = &our_points[i];
     if (Finite(p) && (input.region == nullptr || region_box.Contains(p))) evaluated.push_back(p);
   }
-  const Box reach = input.region != nullptr ? region_box.Expanded(tau) : BoxOf(our_points).Expanded(tau);
+  const Box reach = input.region != nullptr ? region_reach : BoxOf(our_points).Expanded(tau);
   int64_t accurate = 0;
   if (reference.NumTriangles() > 0) {
     const CellGrid grid = TriangleGrid(reference, tau, reach, threads);

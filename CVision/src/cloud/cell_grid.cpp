@@ -65,4 +65,38 @@ const uint32_t* CellGrid::Find(uint64_t key, const uint32_t** end) const {
   }
 }
 
+void CellSet::Insert(uint64_t key) {
+  if (2 * (size_ + 1) > slots_.size()) Grow();
+  const size_t mask = slots_.size() - 1;
+  for (size_t index = CellGrid::Mix(key) & mask;; index = (index + 1) & mask) {
+    if (slots_[index] == key) return;
+    if (slots_[index] == kEmpty) {
+      slots_[index] = key;
+      ++size_;
+      return;
+    }
+  }
+}
+
+bool CellSet::Contains(uint64_t key) const {
+  if (slots_.empty()) return false;
+  const size_t mask = slots_.size() - 1;
+  for (size_t index = CellGrid::Mix(key) & mask;; index = (index + 1) & mask) {
+    if (slots_[index] == key) return true;
+    if (slots_[index] == kEmpty) return false;
+  }
+}
+
+void CellSet::Grow() {
+  std::vector<uint64_t> old = std::move(slots_);
+  slots_.assign(old.empty() ? 1024 : 2 * old.size(), kEmpty);
+  const size_t mask = slots_.size() - 1;
+  for (uint64_t key : old) {
+    if (key == kEmpty) continue;
+    size_t index = CellGrid::Mix(key) & mask;
+    while (slots_[index] != kEmpty) index = (index + 1) & mask;
+    slots_[index] = key;
+  }
+}
+
 }  // namespace cvis

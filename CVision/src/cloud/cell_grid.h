@@ -45,6 +45,7 @@ class CellGrid {
   };
   static constexpr uint64_t kEmpty = ~uint64_t(0);  // keys use 63 bits, so never this
 
+  friend class CellSet;
   static uint64_t Mix(uint64_t key) {
     key ^= key >> 33;
     key *= 0xff51afd7ed558ccdULL;
@@ -63,6 +64,20 @@ class CellGrid {
   std::vector<Slot> slots_;
   size_t size_ = 0;
   std::vector<uint32_t> items_;
+};
+
+// A set of cell keys (open addressing), for "is this cell near any of our points".
+class CellSet {
+ public:
+  void Insert(uint64_t key);
+  bool Contains(uint64_t key) const;
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t(0);
+  void Grow();
+  std::vector<uint64_t> slots_;
+  size_t size_ = 0;
 };
 
 }  // namespace cvis

@@ -130,10 +130,32 @@ void Corner(const cvis_cloud& mesh, int64_t t, int corner, double out[3]) {
   for (int k = 0; k < 3; ++k) out[k] = p[k];
 }
 
+// The cells a query from one of points can look at: each point's cell and its 26 neighbours.
+CellSet CellsNear(const std::vector<const float*>& points, const CellGrid& grid) {
+  // Occupied cells first (one lookup per point), then their neighbourhoods (27 per cell).
+  CellSet occupied;
+  std::vector<std::array<int64_t, 3>> cells;
+  for (const float* p : points) {
+    const auto cell = grid.CellOf(p[0], p[1], p[2]);
+    const size_t before = occupied.size();
+    occupied.Insert(CellGrid::Key(cell[0], cell[1], cell[2]));
+    if (occupied.size() > before) cells.push_back(cell);
+  }
+  CellSet near;
+  for (const auto& cell : cells) {
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) near.Insert(CellGrid::Key(cell[0] + dx, cell[1] + dy, cell[2] + dz));
+  }
+  return near;
+}
+
 // The triangles of a mesh that reach into box, on one grid: each listed under every cell it
-// passes through. Triangles are split into contiguous parts, one per thread, whose lists are
-// joined in order, so the grid does not depend on timing.
-CellGrid TriangleGrid(const cvis_cloud& mesh, double cell_size, const Box& box, int num_threads) {
+// passes through that is also in near (the only cells queries look at), so a large reference
+// costs only where there are points to evaluate. Triangles are split into contiguous parts,
+// one per thread, whose lists are joined in order, so the grid does not depend on timing.
+CellGrid TriangleGrid(const cvis_cloud& mesh, double cell_size, const Box& box,
+                      const CellSet& near, int num_threads) {
   CellGrid grid(cell_size);
   const int parts = std::max(1, num_threads);
   std::vector<std::vector<uint64_t>> part_keys(parts);
@@ -150,13 +172,17 @@ CellGrid TriangleGrid(const cvis_cloud& mesh, double cell_size, const Box& box, 
       const double hi[3] = {std::max({a[0], b[0], c[0]}), std::max({a[1], b[1], c[1]}),
                             std::max({a[2], b[2], c[2]})};
       if (!box.Overlaps(lo, hi)) continue;
-      const size_t before = part_keys[part].size();
-      TriangleCells(grid, a, b, c, &part_keys[part]);
-      part_items[part].resize(part_keys[part].size(), uint32_t(t));
-      if (part_keys[part].size() - before > size_t(1) << 26) {
+      std::vector<uint64_t>& keys = part_keys[part];
+      const size_t before = keys.size();
+      TriangleCells(grid, a, b, c, &keys);
+      if (keys.size() - before > size_t(1) << 26) {
         throw std::length_error(Str("reference triangle ", t, " spans over 2^26 cells of size ",
                                     cell_size, " (give a region or a larger tau)"));
       }
+      keys.erase(std::remove_if(keys.begin() + before, keys.end(),
+                                [&](uint64_t key) { return !near.Contains(key); }),
+                 keys.end());
+      part_items[part].resize(keys.size(), uint32_t(t));
     }
   });
   std::vector<uint64_t> keys;
@@ -264,7 +290,7 @@ cvis_cloud_comparison CompareClouds(const CloudComparisonInput& input) {
   const Box reach = input.region != nullptr ? region_reach : BoxOf(our_points).Expanded(tau);
   int64_t accurate = 0;
   if (reference.NumTriangles() > 0) {
-    const CellGrid grid = TriangleGrid(reference, tau, reach, threads);
+    const CellGrid grid = TriangleGrid(reference, tau, reach, CellsNear(evaluated, CellGrid(tau)), threads);
     accurate = CountHits(evaluated, threads, [&](const float* p) {
       const double q[3] = {p[0], p[1], p[2]};
       return AnyWithin(grid, p, [&](uint32_t t) {

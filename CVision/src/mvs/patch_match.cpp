@@ -517,10 +517,10 @@ void Solver::Finish(DepthMap* out) {
 void Solver::Run(DepthMap* out) {
   const int iterations = options_.num_iterations;
   if (problem_.geometric) {
-    // Starts from a converged photometric map: local refinement only.
+    // Starts from a converged photometric map: a third of the sweeps, local refinement only.
     SetLevel(0);
     Initialise(false, 0, 0, {}, {});
-    for (int it = 0; it < iterations; ++it) {
+    for (int it = 0; it < std::max(1, iterations / 3); ++it) {
       for (int colour = 0; colour < 2; ++colour) Sweep(it + 1, colour, false);
     }
     Finish(out);

@@ -49,6 +49,18 @@ int64_t cvis_cloud_num_points(const cvis_cloud* cloud);
 int64_t cvis_cloud_num_triangles(const cvis_cloud* cloud);
 const float* cvis_cloud_points(const cvis_cloud* cloud);      /* num_points x 3 */
 const int32_t* cvis_cloud_triangles(const cvis_cloud* cloud); /* num_triangles x 3 */
+const float* cvis_cloud_normals(const cvis_cloud* cloud);     /* num_points x 3, NULL if none */
+const uint8_t* cvis_cloud_colors(const cvis_cloud* cloud);    /* num_points x 3 (RGB), NULL if none */
+
+/* A cloud made from memory (copied): points num_points x 3; normals and colors may be NULL;
+ * triangles num_triangles x 3 vertex indices (may be NULL when num_triangles is 0). */
+cvis_status cvis_cloud_create(int64_t num_points, const float* points, const float* normals,
+                              const uint8_t* colors, int64_t num_triangles,
+                              const int32_t* triangles, cvis_cloud** out);
+/* Writes binary little-endian PLY: float x, y, z, nx, ny, nz, uchar red, green, blue (zero
+ * normals and grey for a cloud without them), and for a mesh its faces (uchar count, int
+ * indices). Temporary name, then rename. */
+cvis_status cvis_cloud_save_ply(const cvis_cloud* cloud, const char* path);
 
 typedef struct cvis_cloud_comparison {
   double accuracy;          /* share of reconstructed points within tau of the reference */
@@ -63,7 +75,10 @@ typedef struct cvis_cloud_comparison {
  * uniformly by area at a spacing of sample_spacing (e.g. tau / 5). With a region mesh (may be
  * NULL): accuracy counts only our points inside the region's axis-aligned bounding box, and
  * completeness samples the region's surface instead of the reference's. Distances are exact
- * nearest-neighbour distances up to tau (a uniform grid of cell size tau). */
+ * nearest-neighbour distances up to tau (a uniform grid of cell size tau; point-to-triangle for
+ * accuracy against a mesh). Sampling is seeded, so results are repeatable; two threads.
+ * CVIS_LIMIT_EXCEEDED when a surface would need over 2.5e8 samples (give a region or a larger
+ * spacing). */
 cvis_status cvis_compare_clouds(const cvis_cloud* ours, const cvis_cloud* reference,
                                 const cvis_cloud* region, double scale, const double rotation[9],
                                 const double translation[3], double tau, double sample_spacing,

@@ -17,6 +17,7 @@
 
 #include "../../include/cvis_mvs.h"
 #include "../io/image_io.h"
+#include "../feature/keep_mask.h"
 #include "../optim/camera_models.h"
 #include "../util/status.h"
 
@@ -25,39 +26,6 @@ namespace mvs {
 namespace {
 
 constexpr int kMaxSide = 1 << 15;
-
-// Upright keep mask (255 = keep) from a mask file and a keep-rectangle, as feature extraction
-// reads them (sift.cpp): a mask of another resolution but the same shape is scaled, and a pixel
-// belongs to the rectangle when its centre does. Empty when neither is given.
-cvis_status KeepMask(const char* mask_path, const cvis_rect* keep_rect, cv::Size size,
-                     cv::Mat* keep) {
-  *keep = cv::Mat();
-  if (mask_path != nullptr && mask_path[0] != '\0') {
-    cv::Mat mask;
-    if (cvis_status status = DecodeMask(mask_path, &mask); status != CVIS_OK) return status;
-    if (mask.size() != size) {
-      const double aspect_mask = double(mask.cols) / mask.rows;
-      const double aspect_image = double(size.width) / size.height;
-      if (std::abs(aspect_mask / aspect_image - 1.0) > 0.01) {
-        return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(mask_path), ": mask is ", mask.cols, "x",
-                                               mask.rows, " but the image is ", size.width, "x",
-                                               size.height));
-      }
-      cv::resize(mask, mask, size, 0, 0, cv::INTER_NEAREST);
-    }
-    cv::threshold(mask, *keep, 127, 255, cv::THRESH_BINARY);
-  }
-  if (keep_rect != nullptr) {
-    const int x0 = std::max(0, int(std::ceil(keep_rect->x - 0.5)));
-    const int y0 = std::max(0, int(std::ceil(keep_rect->y - 0.5)));
-    const int x1 = std::min(size.width, int(std::ceil(keep_rect->x + keep_rect->width - 0.5)));
-    const int y1 = std::min(size.height, int(std::ceil(keep_rect->y + keep_rect->height - 0.5)));
-    cv::Mat rect_mask = cv::Mat::zeros(size, CV_8U);
-    if (x1 > x0 && y1 > y0) rect_mask(cv::Rect(x0, y0, x1 - x0, y1 - y0)).setTo(255);
-    if (keep->empty()) *keep = rect_mask; else cv::bitwise_and(*keep, rect_mask, *keep);
-  }
-  return CVIS_OK;
-}
 
 // Writes a PNG through a temporary name (with the .png extension OpenCV picks the codec by).
 cvis_status WritePng(const cv::Mat& image, const std::string& path) {
@@ -127,7 +95,7 @@ extern "C" cvis_status cvis_mvs_undistort_image(const char* image_path, const ch
       return Fail(CVIS_INVALID_ARGUMENT, "cvis_mvs_undistort_image: focal length must be > 0");
     }
     cv::Mat keep;
-    if (cvis_status s = mvs::KeepMask(mask_path, keep_rect, image.size(), &keep); s != CVIS_OK) {
+    if (cvis_status s = BuildKeepMask(mask_path, keep_rect, image.size(), &keep); s != CVIS_OK) {
       return s;
     }
     // Output pixel centre -> normalised pinhole coordinates -> distorted source position, in

@@ -12,7 +12,12 @@ enum ReconstructCommand {
             throw ArgumentParser.Failure(description: "reconstruct takes INPUT and OUTPUT")
         }
         var options = try PipelineArguments.options(from: parsed)
-        if let detail = parsed["detail"] { options.detail = detail }
+        if let text = parsed["detail"] {
+            guard let detail = DetailLevel(parsing: text) else {
+                throw ArgumentParser.Failure(description: "--detail must be one of \(DetailLevel.names)")
+            }
+            options.detail = detail
+        }
         options.sparseOnly = parsed.flags.contains("sparse-only")
         let mode = try PipelineArguments.progressMode(from: parsed)
 

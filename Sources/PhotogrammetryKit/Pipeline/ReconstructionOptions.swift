@@ -1,7 +1,7 @@
 /// Everything a reconstruction run can be told; each stage's options nest here.
 public struct ReconstructionOptions: Sendable {
     /// Detail level of dense and mesh work (`preview` ... `raw`). Default full.
-    public var detail = "full"
+    public var detail = DetailLevel.full
     /// Stop after the sparse model. Default false.
     public var sparseOnly = false
     /// The room is the subject (walk-through capture). Default false.
@@ -30,10 +30,6 @@ public struct ReconstructionOptions: Sendable {
 
     /// Throws the first option that is out of range.
     public func validate() throws {
-        let levels = ["preview", "reduced", "medium", "full", "raw"]
-        guard levels.contains(detail) else {
-            throw PipelineError.invalidOption("--detail must be one of \(levels.joined(separator: ", "))")
-        }
         guard numThreads >= 1 && numThreads <= 256 else {
             throw PipelineError.invalidOption("--threads must be between 1 and 256")
         }

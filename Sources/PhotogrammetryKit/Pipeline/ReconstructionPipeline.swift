@@ -27,7 +27,7 @@ public final class ReconstructionPipeline {
     public func run() throws -> Report {
         try options.validate()
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-        report.detail = options.detail
+        report.detail = options.detail.rawValue
 
         // 1. Ingest
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }

@@ -48,6 +48,9 @@ cvis_status cvis_mvs_workspace_create(int32_t num_views, const cvis_mvs_view* vi
                                       const char* const* mask_paths, uint64_t cache_bytes,
                                       cvis_mvs_workspace** out);
 void cvis_mvs_workspace_destroy(cvis_mvs_workspace* workspace);
+/* Bytes of decoded views and depth maps the workspace's cache holds now (never above
+ * cache_bytes; an item larger than cache_bytes is used but not kept). For tests and tools. */
+uint64_t cvis_mvs_workspace_cached_bytes(const cvis_mvs_workspace* workspace);
 
 typedef struct cvis_patch_match_options {
   int32_t window_radius;          /* default 5: an 11 x 11 window */

@@ -57,9 +57,13 @@ typedef struct cvis_patch_match_options {
   int32_t window_step;            /* default 2: every second row and column of the window */
   double sigma_spatial;           /* default 5: bilateral weight, pixels */
   double sigma_color;             /* default 0.2: bilateral weight, intensity in [0, 1] */
-  int32_t num_iterations;         /* default 3: propagation + refinement sweeps per pass */
+  int32_t num_iterations;         /* default 3: propagation + refinement sweeps per pass (the
+                                     photometric pass runs them at half resolution when the view
+                                     is large enough, then one at full resolution; the geometric
+                                     pass, which starts converged, runs max(1, n / 3)) */
   int32_t top_k_views;            /* default 4: source views whose costs are averaged per pixel
-                                     (best k of the given sources, chosen per pixel) */
+                                     (best k of the given sources whose image holds the point,
+                                     chosen per pixel and hypothesis) */
   double min_triangulation_angle_deg; /* default 1: a source view seeing the point at a smaller
                                          angle does not vote */
   double geom_consistency_regularizer; /* default 0.3: weight of the forward-backward
@@ -119,7 +123,7 @@ float* cvis_depth_map_costs(cvis_depth_map* map);    /* width * height */
 
 /* The homography that maps reference pixels to source pixels for the plane with unit normal n
  * (reference camera frame) at distance d from the reference centre (n . X + d = 0 for points X
- * on the plane, d < 0 for a plane in front of a camera looking down +z with n towards it).
+ * on the plane, d > 0 for a plane in front of a camera looking down +z with n towards it).
  * H = K_src (R - t n^T / d) K_ref^-1 with R, t the source-from-reference pose. Row-major 3x3. */
 cvis_status cvis_mvs_plane_homography(const cvis_mvs_view* reference, const cvis_mvs_view* source,
                                       const double normal[3], double distance, double H[9]);
@@ -127,8 +131,11 @@ cvis_status cvis_mvs_plane_homography(const cvis_mvs_view* reference, const cvis
 /* Bilateral-weighted NCC between a window of the grey reference image (intensity in [0, 1],
  * row-major float, width x height) centred on pixel index (x, y), whose centre is at
  * (x + 0.5, y + 0.5), and the source window warped through H (each reference pixel centre is
- * mapped by H and the source is sampled bilinearly at the mapped point, the same convention), with the options' window radius, step and sigmas. Returns NCC in
- * [-1, 1] in *ncc; CVIS_INVALID_ARGUMENT when the window leaves the reference image. */
+ * mapped by H and the source is sampled bilinearly at the mapped point, the same convention;
+ * samples beyond the source border read the border), with the options' window radius, step and
+ * sigmas. Returns NCC in [-1, 1] in *ncc (-1 when a sample maps behind the source camera or
+ * either window has no texture); CVIS_INVALID_ARGUMENT when the window leaves the reference
+ * image. */
 cvis_status cvis_mvs_bilateral_ncc(const float* reference, int32_t ref_width, int32_t ref_height,
                                    const float* source, int32_t src_width, int32_t src_height,
                                    int32_t x, int32_t y, const double H[9],

@@ -1,0 +1,99 @@
+import CVision
+import Foundation
+
+/// The views of one dense reconstruction, their undistorted images on disk and the C++ core's
+/// bounded cache of them.
+///
+/// Images, masks and depth maps are read lazily and held up to `cacheBytes`, so memory does not
+/// grow with the number of views. The core is thread-safe: several depth maps may be computed
+/// concurrently on one workspace.
+public final class MVSWorkspace: @unchecked Sendable {
+    /// The C handle, for extensions (fusion) in this module.
+    let handle: OpaquePointer
+    /// The views, in workspace order.
+    public let views: [MVSView]
+
+    /// Creates a workspace.
+    ///
+    /// - Parameters:
+    ///   - views: The undistorted views with their poses.
+    ///   - imageFiles: One undistorted image per view (its size must be the view's).
+    ///   - maskFiles: One mask per view (nil: none), or empty for no masks at all.
+    ///   - cacheBytes: Bytes of decoded images and depth maps kept in memory. Default 1 GiB.
+    /// - Throws: ``CVisionError/Code/invalidArgument`` for mismatched counts or a bad view.
+    public init(views: [MVSView], imageFiles: [URL], maskFiles: [URL?], cacheBytes: Int = 1 << 30) throws {
+        guard imageFiles.count == views.count, maskFiles.isEmpty || maskFiles.count == views.count else {
+            throw CVisionError(
+                code: .invalidArgument,
+                message: "MVSWorkspace: \(views.count) views but \(imageFiles.count) images and \(maskFiles.count) masks")
+        }
+        guard cacheBytes >= 0 else {
+            throw CVisionError(code: .invalidArgument, message: "MVSWorkspace: cacheBytes must be >= 0")
+        }
+        let cViews = views.map(\.cView)
+        let images = imageFiles.map { strdup($0.path) }
+        let masks = (maskFiles.isEmpty ? Array(repeating: nil, count: views.count) : maskFiles).map { $0.map { strdup($0.path) } ?? nil }
+        defer { (images + masks).forEach { free($0) } }
+        var handle: OpaquePointer?
+        let status = cViews.withUnsafeBufferPointer { v in
+            images.map { UnsafePointer($0) }.withUnsafeBufferPointer { i in
+                masks.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { m in
+                    cvis_mvs_workspace_create(Int32(views.count), v.baseAddress, i.baseAddress, m.baseAddress,
+                                              UInt64(cacheBytes), &handle)
+                }
+            }
+        }
+        try check(status)
+        self.handle = handle!
+        self.views = views
+    }
+
+    deinit { cvis_mvs_workspace_destroy(handle) }
+
+    /// Bytes the cache holds now (never above `cacheBytes`).
+    public var cachedBytes: Int { Int(cvis_mvs_workspace_cached_bytes(handle)) }
+
+    /// Runs one PatchMatch pass for `problem.reference` and writes its depth map to `output`
+    /// (through a temporary file and a rename).
+    ///
+    /// - Throws: ``CVisionError`` for invalid options or problem, or an unreadable input file.
+    public func computeDepthMap(_ problem: PatchMatchProblem, options: PatchMatchOptions, output: URL) throws {
+        try options.validate()
+        guard problem.sources.count <= 64, problem.sourceDepths.isEmpty || problem.sourceDepths.count == problem.sources.count else {
+            throw CVisionError(
+                code: .invalidArgument,
+                message: "PatchMatchProblem: \(problem.sources.count) sources (at most 64) and \(problem.sourceDepths.count) source depth maps")
+        }
+        if problem.geometric, problem.previousDepth == nil {
+            throw CVisionError(code: .invalidArgument, message: "PatchMatchProblem: the geometric pass needs previousDepth")
+        }
+        var cOptions = options.cOptions
+        let sources = problem.sources.map { Int32($0) }
+        let points = problem.pointsInWorld.flatMap { [$0.x, $0.y, $0.z] }
+        let sourceDepths = problem.sourceDepths.map { $0.map { strdup($0.path) } ?? nil }
+        let previous = problem.previousDepth.map { strdup($0.path) } ?? nil
+        defer {
+            sourceDepths.forEach { free($0) }
+            free(previous)
+        }
+        let status = sources.withUnsafeBufferPointer { s in
+            points.withUnsafeBufferPointer { p in
+                sourceDepths.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { d in
+                    var c = cvis_patch_match_problem()
+                    c.reference = Int32(problem.reference)
+                    c.num_sources = Int32(sources.count)
+                    c.sources = s.baseAddress
+                    c.depth_min = problem.depthRange.lowerBound
+                    c.depth_max = problem.depthRange.upperBound
+                    c.num_points = Int32(problem.pointsInWorld.count)
+                    c.points_in_world = problem.pointsInWorld.isEmpty ? nil : p.baseAddress
+                    c.geometric = problem.geometric ? 1 : 0
+                    c.previous_depth_path = previous.map { UnsafePointer($0) }
+                    c.source_depth_paths = sourceDepths.isEmpty ? nil : d.baseAddress
+                    return cvis_patch_match(handle, &c, &cOptions, output.path)
+                }
+            }
+        }
+        try check(status)
+    }
+}

@@ -1,0 +1,111 @@
+import CVision
+import Foundation
+
+/// Options of PatchMatch multi-view stereo, mirroring `cvis_patch_match_options`.
+public struct PatchMatchOptions: Sendable, Equatable {
+    /// Half-size of the matching window in pixels (an 11 x 11 window). Default 5.
+    public var windowRadius: Int = 5
+    /// Every `windowStep`-th row and column of the window is sampled. Default 2.
+    public var windowStep: Int = 2
+    /// Spatial sigma of the bilateral weights, pixels. Default 5.
+    public var sigmaSpatial: Double = 5
+    /// Intensity sigma of the bilateral weights (intensities in [0, 1]). Default 0.2.
+    public var sigmaColor: Double = 0.2
+    /// Propagation and refinement sweeps per pass (the photometric pass runs them at half
+    /// resolution and refines once at full resolution; the geometric pass, which starts
+    /// converged, runs a third of them, at least one). Default 3.
+    public var numIterations: Int = 3
+    /// Source views whose costs are averaged per pixel: the best `topKViews` of the sources that
+    /// see the point. Default 4.
+    public var topKViews: Int = 4
+    /// A source seeing the point at a smaller triangulation angle does not vote, degrees. Default 1.
+    public var minTriangulationAngleDegrees: Double = 1
+    /// Weight of the forward-backward reprojection error (pixels) in the geometric pass. Default 0.3.
+    public var geometricConsistencyRegularizer: Double = 0.3
+    /// The reprojection error is clamped here, pixels. Default 3.
+    public var geometricConsistencyMaxError: Double = 3
+    /// Pixels whose final cost exceeds this are invalid. Default 0.5.
+    public var filterMaxCost: Double = 0.5
+    /// Geometric pass: pixels consistent with fewer source views (error < 1 px, depth within
+    /// 1 %) are invalid. Default 2.
+    public var filterMinViews: Int = 2
+    /// Worker threads. Default 2.
+    public var numThreads: Int = 2
+    /// Seed of the random initialisation and refinement. Default 0.
+    public var seed: UInt64 = 0
+
+    /// Creates the default options.
+    public init() {}
+
+    /// Throws ``CVisionError/Code/invalidArgument`` naming the first value out of range.
+    public func validate() throws {
+        func fail(_ what: String) -> CVisionError {
+            CVisionError(code: .invalidArgument, message: "PatchMatchOptions.\(what)")
+        }
+        guard (1...10).contains(windowRadius) else { throw fail("windowRadius must be in 1...10") }
+        guard windowStep >= 1, windowStep <= windowRadius else { throw fail("windowStep must be in 1...windowRadius") }
+        guard sigmaSpatial > 0, sigmaColor > 0 else { throw fail("sigmaSpatial and sigmaColor must be > 0") }
+        guard (1...100).contains(numIterations) else { throw fail("numIterations must be in 1...100") }
+        guard (1...64).contains(topKViews) else { throw fail("topKViews must be in 1...64") }
+        guard minTriangulationAngleDegrees >= 0, minTriangulationAngleDegrees < 90 else {
+            throw fail("minTriangulationAngleDegrees must be in [0, 90)")
+        }
+        guard geometricConsistencyRegularizer >= 0 else { throw fail("geometricConsistencyRegularizer must be >= 0") }
+        guard geometricConsistencyMaxError > 0 else { throw fail("geometricConsistencyMaxError must be > 0") }
+        guard filterMaxCost > 0 else { throw fail("filterMaxCost must be > 0") }
+        guard filterMinViews >= 0, filterMinViews <= 64 else { throw fail("filterMinViews must be in 0...64") }
+        guard (1...256).contains(numThreads) else { throw fail("numThreads must be in 1...256") }
+    }
+
+    var cOptions: cvis_patch_match_options {
+        var o = cvis_patch_match_options()
+        cvis_patch_match_options_default(&o)
+        o.window_radius = Int32(windowRadius)
+        o.window_step = Int32(windowStep)
+        o.sigma_spatial = sigmaSpatial
+        o.sigma_color = sigmaColor
+        o.num_iterations = Int32(numIterations)
+        o.top_k_views = Int32(topKViews)
+        o.min_triangulation_angle_deg = minTriangulationAngleDegrees
+        o.geom_consistency_regularizer = geometricConsistencyRegularizer
+        o.geom_consistency_max_error = geometricConsistencyMaxError
+        o.filter_max_cost = filterMaxCost
+        o.filter_min_views = Int32(filterMinViews)
+        o.num_threads = Int32(numThreads)
+        o.seed = seed
+        return o
+    }
+}
+
+/// What one depth map is computed from: a reference view, its sources and a depth range.
+public struct PatchMatchProblem: Sendable, Equatable {
+    /// Index of the reference view in the workspace.
+    public var reference: Int
+    /// Indices of the source views, best first (at most 64, none equal to `reference`).
+    public var sources: [Int]
+    /// The search range of z-depth in the reference camera (0 < lower < upper).
+    public var depthRange: ClosedRange<Double>
+    /// Sparse points seen by the reference, in world coordinates, for initialisation.
+    public var pointsInWorld: [SIMD3<Double>]
+    /// False: the photometric pass. True: the geometric pass, which starts from
+    /// `previousDepth` (the reference's photometric map) and checks consistency with
+    /// `sourceDepths` (the sources' photometric maps; nil skips that source's geometric term).
+    public var geometric: Bool
+    /// The reference's photometric depth map (geometric pass only).
+    public var previousDepth: URL?
+    /// One photometric depth map per source (geometric pass only), or empty.
+    public var sourceDepths: [URL?]
+
+    /// Creates a problem; the geometric inputs default to a photometric pass.
+    public init(reference: Int, sources: [Int], depthRange: ClosedRange<Double>,
+                pointsInWorld: [SIMD3<Double>] = [], geometric: Bool = false,
+                previousDepth: URL? = nil, sourceDepths: [URL?] = []) {
+        self.reference = reference
+        self.sources = sources
+        self.depthRange = depthRange
+        self.pointsInWorld = pointsInWorld
+        self.geometric = geometric
+        self.previousDepth = previousDepth
+        self.sourceDepths = sourceDepths
+    }
+}

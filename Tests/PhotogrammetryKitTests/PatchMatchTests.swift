@@ -1,0 +1,236 @@
+import CVision
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// PatchMatch kernels against hand-computed values, and depth maps of rendered scenes against
+/// their ground truth.
+final class PatchMatchTests: XCTestCase {
+    // MARK: Kernels
+
+    /// A smooth random texture in [0.1, 0.9], row-major.
+    private func texture(width: Int, height: Int, seed: UInt64) -> [Float] {
+        var rng = BridgeTestRNG(seed: seed)
+        return (0..<(width * height)).map { _ in Float.random(in: 0.1...0.9, using: &rng) }
+    }
+
+    private func ncc(_ reference: [Float], _ source: [Float], width: Int, height: Int, x: Int, y: Int,
+                     H: [Double], options: cvis_patch_match_options) throws -> Double {
+        var options = options
+        var value = 0.0
+        try check(cvis_mvs_bilateral_ncc(reference, Int32(width), Int32(height), source, Int32(width),
+                                         Int32(height), Int32(x), Int32(y), H, &options, &value))
+        return value
+    }
+
+    private var defaultOptions: cvis_patch_match_options {
+        var options = cvis_patch_match_options()
+        cvis_patch_match_options_default(&options)
+        return options
+    }
+
+    func testIdentityHomographyGivesNCCOne() throws {
+        let image = texture(width: 32, height: 32, seed: 1)
+        let value = try ncc(image, image, width: 32, height: 32, x: 15, y: 16, H: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+                            options: defaultOptions)
+        XCTAssertEqual(value, 1, accuracy: 1e-5)
+    }
+
+    func testAffineIntensityChangeGivesNCCOne() throws {
+        let image = texture(width: 32, height: 32, seed: 2)
+        let brighter = image.map { 0.6 * $0 + 0.25 }
+        let value = try ncc(image, brighter, width: 32, height: 32, x: 12, y: 20, H: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+                            options: defaultOptions)
+        XCTAssertEqual(value, 1, accuracy: 1e-5)
+        let inverted = image.map { 1 - $0 }
+        let negative = try ncc(image, inverted, width: 32, height: 32, x: 12, y: 20, H: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+                               options: defaultOptions)
+        XCTAssertEqual(negative, -1, accuracy: 1e-5)
+    }
+
+    /// A 3 x 3 window (radius 1, step 1) against a source shifted by one pixel, computed by hand
+    /// with the bilateral weights exp(-(dx^2 + dy^2) / 2 sigma_s^2 - (I - I_centre)^2 / 2 sigma_c^2).
+    func testHandBuilt3x3Window() throws {
+        let width = 5, height = 5
+        let reference: [Float] = [
+            0.1, 0.2, 0.3, 0.4, 0.5,
+            0.2, 0.9, 0.1, 0.6, 0.3,
+            0.3, 0.4, 0.5, 0.2, 0.7,
+            0.4, 0.8, 0.3, 0.1, 0.2,
+            0.5, 0.1, 0.6, 0.7, 0.9,
+        ]
+        // The source pixel at column c holds a different pattern; H maps x to x + 1.
+        let source: [Float] = [
+            0.3, 0.1, 0.4, 0.2, 0.8,
+            0.5, 0.2, 0.7, 0.4, 0.1,
+            0.9, 0.6, 0.1, 0.3, 0.5,
+            0.2, 0.4, 0.8, 0.6, 0.3,
+            0.7, 0.5, 0.2, 0.9, 0.4,
+        ]
+        var options = defaultOptions
+        options.window_radius = 1
+        options.window_step = 1
+        options.sigma_spatial = 1.5
+        options.sigma_color = 0.3
+        let value = try ncc(reference, source, width: width, height: height, x: 2, y: 2,
+                            H: [1, 0, 1, 0, 1, 0, 0, 0, 1], options: options)
+        var w: [Double] = [], r: [Double] = [], s: [Double] = []
+        let centre = Double(reference[2 * width + 2])
+        for dy in -1...1 {
+            for dx in -1...1 {
+                let rv = Double(reference[(2 + dy) * width + 2 + dx])
+                w.append(exp(-Double(dx * dx + dy * dy) / (2 * 1.5 * 1.5) - (rv - centre) * (rv - centre) / (2 * 0.09)))
+                r.append(rv)
+                s.append(Double(source[(2 + dy) * width + 3 + dx]))
+            }
+        }
+        let total = w.reduce(0, +)
+        let mr = zip(w, r).map { $0 * $1 }.reduce(0, +) / total
+        let ms = zip(w, s).map { $0 * $1 }.reduce(0, +) / total
+        var cov = 0.0, vr = 0.0, vs = 0.0
+        for i in 0..<9 {
+            cov += w[i] * (r[i] - mr) * (s[i] - ms)
+            vr += w[i] * (r[i] - mr) * (r[i] - mr)
+            vs += w[i] * (s[i] - ms) * (s[i] - ms)
+        }
+        XCTAssertEqual(value, cov / (vr * vs).squareRoot(), accuracy: 1e-5)
+    }
+
+    func testFrontoParallelPlaneHomographyIsTheDisparityShift() throws {
+        let f = 500.0, baseline = 0.2, z = 4.0
+        let reference = MVSView(width: 640, height: 480, fx: f, fy: f, cx: 320, cy: 240)
+        // The source camera centre at (b, 0, 0): t = -R c.
+        let source = MVSView(width: 640, height: 480, fx: f, fy: f, cx: 320, cy: 240,
+                             camFromWorld: Rigid3(translation: SIMD3(-baseline, 0, 0)))
+        var H = [Double](repeating: 0, count: 9)
+        var ref = reference.cView, src = source.cView
+        try check(cvis_mvs_plane_homography(&ref, &src, [0, 0, -1], z, &H))
+        let expected = [1, 0, -f * baseline / z, 0, 1, 0, 0, 0, 1]
+        for i in 0..<9 { XCTAssertEqual(H[i], expected[i], accuracy: 1e-4, "H[\(i)]") }
+        // A tilted plane: every point of it maps where its 3D point projects.
+        let n = SIMD3(0.2, -0.3, -0.9), normal = n / (n * n).sum().squareRoot()
+        let point = SIMD3(0.3, -0.2, 5.0)
+        let d = -(normal * point).sum()
+        try check(cvis_mvs_plane_homography(&ref, &src, [normal.x, normal.y, normal.z], d, &H))
+        let pixel = reference.project(point)!, mapped = source.project(point)!
+        let h = SIMD3(H[0] * pixel.x + H[1] * pixel.y + H[2], H[3] * pixel.x + H[4] * pixel.y + H[5],
+                      H[6] * pixel.x + H[7] * pixel.y + H[8])
+        XCTAssertEqual(h.x / h.z, mapped.x, accuracy: 1e-3)
+        XCTAssertEqual(h.y / h.z, mapped.y, accuracy: 1e-3)
+    }
+
+    // MARK: Rendered scenes
+
+    private func solve(_ scene: MVSTestScene, depthRange: ClosedRange<Double>, options: PatchMatchOptions = PatchMatchOptions(),
+                       geometric: Bool = false) throws -> (map: DepthMap, truth: [Float], onSphere: [Bool]) {
+        let directory = try makeBridgeTestDirectory(self)
+        let (files, truth, onSphere) = try scene.write(to: directory)
+        let workspace = try MVSWorkspace(views: scene.views, imageFiles: files, maskFiles: [])
+        let photometric = scene.views.indices.map { directory.appendingPathComponent("view\($0).photometric.dm") }
+        let passes = geometric ? Array(scene.views.indices) : [0]
+        for reference in passes {
+            let sources = scene.views.indices.filter { $0 != reference }
+            try workspace.computeDepthMap(PatchMatchProblem(reference: reference, sources: sources, depthRange: depthRange),
+                                          options: options, output: photometric[reference])
+        }
+        guard geometric else { return (try DepthMap.load(photometric[0]), truth, onSphere) }
+        let output = directory.appendingPathComponent("view0.geometric.dm")
+        let sources = Array(1..<scene.views.count)
+        try workspace.computeDepthMap(
+            PatchMatchProblem(reference: 0, sources: sources, depthRange: depthRange, geometric: true,
+                              previousDepth: photometric[0], sourceDepths: sources.map { photometric[$0] }),
+            options: options, output: output)
+        return (try DepthMap.load(output), truth, onSphere)
+    }
+
+    /// Valid share and median relative depth error over the pixels `include` selects.
+    private func score(_ map: DepthMap, truth: [Float], include: (Int) -> Bool) -> (valid: Double, medianError: Double) {
+        map.withDepths { depths in
+            var count = 0, valid = 0
+            var errors: [Double] = []
+            for i in 0..<depths.count where truth[i] > 0 && include(i) {
+                count += 1
+                if depths[i] > 0 {
+                    valid += 1
+                    errors.append(Double(abs(depths[i] - truth[i]) / truth[i]))
+                }
+            }
+            return (Double(valid) / Double(max(1, count)), errors.median() ?? 1)
+        }
+    }
+
+    private let tiltedPlane = MVSTestScene.Surface.plane(
+        normal: SIMD3(0.25, -0.2, -1) / (SIMD3(0.25, -0.2, -1) * SIMD3(0.25, -0.2, -1)).sum().squareRoot(), offset: 0)
+
+    func testRecoversTexturedPlaneWithNormals() throws {
+        let scene = MVSTestScene(surfaces: [tiltedPlane])
+        let (map, truth, _) = try solve(scene, depthRange: 3...5.5)
+        XCTAssertEqual(map.width, 160)
+        XCTAssertEqual(map.height, 120)
+        let result = score(map, truth: truth) { _ in true }
+        XCTAssertGreaterThan(result.valid, 0.8)
+        XCTAssertLessThan(result.medianError, 0.005)
+        // Normals: in the reference camera frame (axes of the world), towards the camera.
+        guard case let .plane(n, _) = tiltedPlane else { return }
+        var angles: [Double] = []
+        map.withDepths { depths in
+            for i in stride(from: 0, to: depths.count, by: 7) where depths[i] > 0 {
+                let y = i / map.width, x = i % map.width
+                let estimate = SIMD3<Double>(map.normal(x: x, y: y))
+                angles.append(acos(min(1, (estimate * n).sum())) * 180 / .pi)
+            }
+        }
+        XCTAssertLessThan(angles.median() ?? 90, 3)
+    }
+
+    func testRecoversTexturedSphere() throws {
+        let scene = MVSTestScene(surfaces: [.sphere(center: .zero, radius: 1.2), .plane(normal: SIMD3(0, 0, -1), offset: 2)])
+        let (map, truth, onSphere) = try solve(scene, depthRange: 2.5...6.5)
+        let sphere = score(map, truth: truth) { onSphere[$0] }
+        XCTAssertGreaterThan(sphere.valid, 0.8)
+        XCTAssertLessThan(sphere.medianError, 0.005)
+    }
+
+    func testGeometricPassKeepsConsistentPixels() throws {
+        let scene = MVSTestScene(surfaces: [tiltedPlane])
+        let (map, truth, _) = try solve(scene, depthRange: 3...5.5, geometric: true)
+        let result = score(map, truth: truth) { _ in true }
+        XCTAssertGreaterThan(result.valid, 0.75)
+        XCTAssertLessThan(result.medianError, 0.003)
+        // Filtered pixels are consistent: nearly every valid depth is right.
+        let wrong = map.withDepths { depths in
+            zip(depths, truth).filter { $0.0 > 0 && abs($0.0 - $0.1) > 0.01 * $0.1 }.count
+        }
+        XCTAssertLessThan(Double(wrong) / Double(map.width * map.height), 0.01)
+    }
+
+    func testSameSeedGivesSameMapWhateverTheThreadCount() throws {
+        let scene = MVSTestScene(surfaces: [tiltedPlane], sources: 2)
+        var options = PatchMatchOptions()
+        options.numIterations = 1
+        options.numThreads = 1
+        let one = try solve(scene, depthRange: 3...5.5, options: options).map
+        options.numThreads = 2
+        let two = try solve(scene, depthRange: 3...5.5, options: options).map
+        let a = one.withDepths { Array($0) }, b = two.withDepths { Array($0) }
+        XCTAssertEqual(a, b)
+    }
+
+    func testRejectsInvalidProblemsAndOptions() throws {
+        var options = PatchMatchOptions()
+        options.windowStep = 7
+        XCTAssertThrowsError(try options.validate())
+        let scene = MVSTestScene(surfaces: [tiltedPlane], sources: 1, width: 32, height: 24, focal: 30)
+        let directory = try makeBridgeTestDirectory(self)
+        let (files, _, _) = try scene.write(to: directory)
+        let workspace = try MVSWorkspace(views: scene.views, imageFiles: files, maskFiles: [])
+        let output = directory.appendingPathComponent("x.dm")
+        XCTAssertThrowsError(try workspace.computeDepthMap(
+            PatchMatchProblem(reference: 0, sources: [0], depthRange: 3...5), options: PatchMatchOptions(), output: output))
+        XCTAssertThrowsError(try workspace.computeDepthMap(
+            PatchMatchProblem(reference: 0, sources: [5], depthRange: 3...5), options: PatchMatchOptions(), output: output))
+        XCTAssertThrowsError(try workspace.computeDepthMap(
+            PatchMatchProblem(reference: 0, sources: [1], depthRange: 3...5, geometric: true),
+            options: PatchMatchOptions(), output: output))
+    }
+}

@@ -49,6 +49,18 @@ int64_t cvis_cloud_num_points(const cvis_cloud* cloud);
 int64_t cvis_cloud_num_triangles(const cvis_cloud* cloud);
 const float* cvis_cloud_points(const cvis_cloud* cloud);      /* num_points x 3 */
 const int32_t* cvis_cloud_triangles(const cvis_cloud* cloud); /* num_triangles x 3 */
+const float* cvis_cloud_normals(const cvis_cloud* cloud);     /* num_points x 3, NULL if none */
+const uint8_t* cvis_cloud_colors(const cvis_cloud* cloud);    /* num_points x 3 (RGB), NULL if none */
+
+/* A cloud made from memory (copied): points num_points x 3; normals and colors may be NULL;
+ * triangles num_triangles x 3 vertex indices (may be NULL when num_triangles is 0). */
+cvis_status cvis_cloud_create(int64_t num_points, const float* points, const float* normals,
+                              const uint8_t* colors, int64_t num_triangles,
+                              const int32_t* triangles, cvis_cloud** out);
+/* Writes binary little-endian PLY: float x, y, z, nx, ny, nz, uchar red, green, blue (zero
+ * normals and grey for a cloud without them), and for a mesh its faces (uchar count, int
+ * indices). Temporary name, then rename. */
+cvis_status cvis_cloud_save_ply(const cvis_cloud* cloud, const char* path);
 
 typedef struct cvis_cloud_comparison {
   double accuracy;          /* share of reconstructed points within tau of the reference */

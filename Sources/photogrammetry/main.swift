@@ -11,6 +11,7 @@ usage:
   photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]
   photogrammetry compare MODEL REFERENCE
+  photogrammetry compare-cloud CLOUD_OR_MESH REFERENCE_MESH --sparse MODEL --reference-sparse GT_MODEL --tau T [--region MESH] [--spacing S]
   photogrammetry --version
 """
 
@@ -26,6 +27,7 @@ do {
     case "reconstruct": try ReconstructCommand.run(arguments)
     case "diagnose": try DiagnoseCommand.run(arguments)
     case "compare": try CompareCommand.run(arguments)
+    case "compare-cloud": try CompareCloudCommand.run(arguments)
     case "--version", "version": print("photogrammetry 0.1.0")
     case "--help", "-h", "help": print(usage)
     default:

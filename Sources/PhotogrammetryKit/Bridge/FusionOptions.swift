@@ -1,0 +1,48 @@
+import CVision
+
+/// Options of depth-map fusion (``MVSWorkspace/fuse(depthMaps:neighbours:options:output:)``).
+///
+/// A pixel of a depth map becomes a point when enough neighbouring views agree with it; these
+/// are the limits of agreement. They mirror `cvis_fusion_options` (COLMAP's StereoFusion uses
+/// the same defaults for the first four).
+public struct FusionOptions: Sendable, Equatable {
+    /// Views that must agree on a point, the reference view included. Default 3.
+    public var minNumViews: Int = 3
+    /// Largest distance in pixels between a reference pixel and its re-projection through a
+    /// neighbour's depth. Default 2.
+    public var maxReprojectionError: Double = 2
+    /// Largest relative difference between the depth a neighbour measured and the depth the
+    /// reference implies. Default 0.01.
+    public var maxDepthError: Double = 0.01
+    /// Largest angle between the reference's and a neighbour's normal, degrees; a depth map
+    /// without normals (zero vectors) does not veto. Default 10.
+    public var maxNormalErrorDeg: Double = 10
+    /// Threads evaluating the rows of a view; the output does not depend on it. Default 2.
+    public var numThreads: Int = 2
+
+    /// Creates the default options.
+    public init() {}
+
+    /// Throws ``CVisionError/Code/invalidArgument`` when a value is out of range.
+    public func validate() throws {
+        func fail(_ message: String) -> CVisionError {
+            CVisionError(code: .invalidArgument, message: "FusionOptions.\(message)")
+        }
+        guard minNumViews >= 1, minNumViews <= Int(Int32.max) else { throw fail("minNumViews must be >= 1") }
+        guard maxReprojectionError > 0, maxReprojectionError.isFinite else {
+            throw fail("maxReprojectionError must be > 0")
+        }
+        guard maxDepthError > 0, maxDepthError.isFinite else { throw fail("maxDepthError must be > 0") }
+        guard maxNormalErrorDeg > 0, maxNormalErrorDeg <= 180 else {
+            throw fail("maxNormalErrorDeg must be in (0, 180]")
+        }
+        guard (1...256).contains(numThreads) else { throw fail("numThreads must be in 1...256") }
+    }
+
+    func cOptions() -> cvis_fusion_options {
+        cvis_fusion_options(
+            min_num_views: Int32(minNumViews), max_reprojection_error: maxReprojectionError,
+            max_depth_error: maxDepthError, max_normal_error_deg: maxNormalErrorDeg,
+            num_threads: Int32(numThreads))
+    }
+}

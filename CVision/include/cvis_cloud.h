@@ -75,7 +75,10 @@ typedef struct cvis_cloud_comparison {
  * uniformly by area at a spacing of sample_spacing (e.g. tau / 5). With a region mesh (may be
  * NULL): accuracy counts only our points inside the region's axis-aligned bounding box, and
  * completeness samples the region's surface instead of the reference's. Distances are exact
- * nearest-neighbour distances up to tau (a uniform grid of cell size tau). */
+ * nearest-neighbour distances up to tau (a uniform grid of cell size tau; point-to-triangle for
+ * accuracy against a mesh). Sampling is seeded, so results are repeatable; two threads.
+ * CVIS_LIMIT_EXCEEDED when a surface would need over 2.5e8 samples (give a region or a larger
+ * spacing). */
 cvis_status cvis_compare_clouds(const cvis_cloud* ours, const cvis_cloud* reference,
                                 const cvis_cloud* region, double scale, const double rotation[9],
                                 const double translation[3], double tau, double sample_spacing,

@@ -29,6 +29,7 @@ enum ReconstructCommand {
             print(ReportSummary.text(report))
             print("model: \(output.appendingPathComponent("sparse").path)  report: "
                   + output.appendingPathComponent("report.html").path)
+            if report.densePoints != nil { print("dense: \(pipeline.denseCloudURL.path)") }
         }
     }
 }

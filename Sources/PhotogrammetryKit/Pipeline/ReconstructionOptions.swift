@@ -25,6 +25,8 @@ public struct ReconstructionOptions: Sendable {
     public var matching = MatchingOptions()
     /// Stage 4.
     public var mapper = MapperOptions()
+    /// Stage 7; its detail, threads and seed are set from the fields above.
+    public var dense = DenseOptions()
 
     public init() {}
 
@@ -39,6 +41,7 @@ public struct ReconstructionOptions: Sendable {
         try sift.validate()
         try matching.validate()
         try mapper.validate()
+        try dense.validate()
     }
 }
 

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// 1. ingest, 2. features (masks, blur rejection), 3. matching and verification (static
 /// features of a fixed camera out), 4. sparse (tracks, incremental SfM, bundle adjustment),
-/// 5. diagnostics (capture kind, coverage, advice), 6. export (COLMAP model, report page and JSON).
+/// 5. diagnostics (capture kind, coverage, advice), 6. export of the sparse model, 7. dense
+/// (depth maps, fusion into `dense.ply`; not with `sparseOnly`), then the report page and JSON.
 public final class ReconstructionPipeline {
     public let input: URL
     public let output: URL
@@ -36,7 +37,8 @@ public final class ReconstructionPipeline {
         for rejected in capture.rejected { progress?.note("rejected \(rejected.name): \(rejected.reason)") }
 
         // 2. Features (masked), blurred frames out
-        let (usable, features) = try extractFeatures(capture)
+        let masks = try resolveMasks(capture)
+        let (usable, features) = try extractFeatures(capture, masks: masks)
 
         // 3. Matching and geometric verification
         var setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
@@ -68,21 +70,34 @@ public final class ReconstructionPipeline {
             CaptureDiagnosis.diagnose(model, context: context, report: &report)
         }
 
-        // 6. Export
+        // 6. Export of the sparse model, before the dense stage: a failure there leaves it whole.
         try timed("export") {
             try model.writeColmapText(to: output.appendingPathComponent("sparse", isDirectory: true))
         }
+
+        // 7. Dense: depth maps and fusion into dense.ply
+        var denseFailure: Error?
+        if !options.sparseOnly {
+            do {
+                try reconstructDense(model, capture: usable, masks: masks)
+            } catch PipelineError.cancelled {
+                throw PipelineError.cancelled
+            } catch {
+                denseFailure = error
+            }
+        }
+
         // The page shows the timings too, so it goes last but one, just before report.json.
         try writeReportPage(capture)
         // Last, so that it holds every stage's time; written whole or not at all.
         try writeAtomically(report.jsonData(), to: output.appendingPathComponent("report.json"))
+        if let denseFailure { throw denseFailure }
         return report
     }
 
     /// Features of every image under the capture's masks; drops images that fail and frames
     /// too blurred to use, and returns what is left.
-    func extractFeatures(_ capture: Capture) throws -> (Capture, [FeatureSet]) {
-        let masks = try resolveMasks(capture)
+    func extractFeatures(_ capture: Capture, masks: MaskSource?) throws -> (Capture, [FeatureSet]) {
         let cacheKey = "features-" + options.sift.cacheKey + (masks.map { "-" + $0.cacheKey } ?? "")
         let extraction = try timed("features") {
             try FeatureExtraction.run(capture: capture, masks: masks, options: options.sift,

@@ -78,8 +78,10 @@ final class DenseStageTests: XCTestCase {
         XCTAssertTrue(report.stages.contains { $0.name == "dense" })
         let densePoints = try XCTUnwrap(report.densePoints)
         let cloudURL = output.appendingPathComponent("dense.ply")
-        let cloud = try Self.readPLYPositions(cloudURL)
-        XCTAssertEqual(cloud.count, densePoints)
+        let ply = try PointCloud.load(cloudURL)
+        XCTAssertEqual(ply.pointCount, densePoints)
+        XCTAssertTrue(ply.hasNormals && ply.hasColors)
+        let cloud = ply.points.map { SIMD3<Double>($0) }
         XCTAssertGreaterThan(densePoints, 20_000, "12 views of 640 x 480")
         XCTAssertLessThan(densePoints, 12 * 640 * 480)
 
@@ -137,34 +139,5 @@ final class DenseStageTests: XCTestCase {
             dates[name] = try modificationDate(folder.appendingPathComponent(name))
         }
         return dates
-    }
-
-    /// The vertex positions of a binary little-endian PLY whose vertices start with float x, y, z.
-    static func readPLYPositions(_ url: URL) throws -> [SIMD3<Double>] {
-        let data = try Data(contentsOf: url)
-        guard let end = data.range(of: Data("end_header\n".utf8)) else { throw CocoaError(.fileReadCorruptFile) }
-        let header = String(decoding: data[..<end.lowerBound], as: UTF8.self)
-        var count = 0, stride = 0, inVertex = false
-        for line in header.split(separator: "\n") {
-            let words = line.split(separator: " ")
-            if words.first == "element" {
-                inVertex = words.count == 3 && words[1] == "vertex"
-                if inVertex { count = Int(words[2]) ?? 0 }
-            } else if words.first == "property", inVertex, words.count == 3 {
-                let sizes: [Substring: Int] = ["float": 4, "float32": 4, "uchar": 1, "uint8": 1, "double": 8, "int": 4]
-                stride += sizes[words[1]] ?? 4
-            }
-        }
-        XCTAssertTrue(header.contains("format binary_little_endian"))
-        let body = data[end.upperBound...]
-        XCTAssertGreaterThanOrEqual(body.count, count * stride)
-        return body.withUnsafeBytes { raw in
-            (0..<count).map { i in
-                let base = i * stride
-                return SIMD3(Double(raw.loadUnaligned(fromByteOffset: base, as: Float.self)),
-                             Double(raw.loadUnaligned(fromByteOffset: base + 4, as: Float.self)),
-                             Double(raw.loadUnaligned(fromByteOffset: base + 8, as: Float.self)))
-            }
-        }
     }
 }

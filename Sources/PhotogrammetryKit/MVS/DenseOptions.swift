@@ -23,8 +23,9 @@ public struct DenseOptions: Sendable {
     /// dropped and read again from disk when needed. Default 1 GiB.
     public var cacheBytes = 1 << 30
     /// Depth maps computed at the same time, each with `patchMatch.numThreads / this` threads.
-    /// Default 1: PatchMatch already keeps every thread busy inside one image, and one image at a
-    /// time needs the fewest views in the cache.
+    /// Default 1: PatchMatch already keeps every thread busy inside one image (templeRing-12 at
+    /// preview, 2 threads: 24 depth maps in 25.9 s one at a time and 25.9 s two at a time), and
+    /// one image at a time needs the fewest views in the cache.
     public var concurrentImages = 1
 
     public init() {}

@@ -14,7 +14,8 @@ public struct DenseOptions: Sendable {
     /// PatchMatch costs time in proportion to its sources (every hypothesis is scored in each),
     /// and averages the best `patchMatch.topKViews` (4) per pixel; 6 candidates leave two to drop
     /// where the point is occluded or outside a source's frame. On a ring of cameras these are the
-    /// nearest three on either side; more sources add time and few points.
+    /// nearest three on either side. Measured on synthetic-orbit at preview (F1 at 1 cm, dense
+    /// seconds): 4 sources 82.8 % in 30 s, 6 sources 87.6 % in 42 s, 8 sources 88.9 % in 52 s.
     public var numSourceViews = 6
     /// When ranking sources, shared points seen at a smaller triangulation angle (degrees) count
     /// less, by (angle / this)²: depth from a narrow baseline is poor. Default 5.

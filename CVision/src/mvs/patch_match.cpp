@@ -1,89 +1,21 @@
-// The PatchMatch solver (see patch_match.h).
+// The PatchMatch solver (see patch_match.h): set-up per resolution, the multi-view cost,
+// initialisation, filtering and the pass schedule. Sweeps are in patch_match_sweep.cpp.
 #include "patch_match.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <memory>
-#include <thread>
 
 #include <opencv2/imgproc.hpp>
 
 #include "../io/image_io.h"
 #include "../util/status.h"
-#include "patch_match_kernels.h"
+#include "patch_match_solver.h"
 
 namespace cvis {
 namespace mvs {
+namespace internal {
 namespace {
-
-constexpr float kMaxCost = 2.0f;  // 1 - NCC of the worst match
-constexpr int kMaxSources = 64;
-
-// Counter-based randomness: every pixel visit draws from its own stream, keyed by what the visit
-// is, so results depend on the seed only (not on the thread count or the order of rows).
-struct Random {
-  uint64_t state;
-  static uint64_t Mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  Random(uint64_t seed, uint64_t a, uint64_t b) : state(Mix(seed ^ Mix(a * 0x9e3779b97f4a7c15ULL ^ Mix(b)))) {}
-  uint64_t Next() { return Mix(state += 0x9e3779b97f4a7c15ULL); }
-  float Uniform() { return float(Next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
-  float Uniform(float lo, float hi) { return lo + (hi - lo) * Uniform(); }
-};
-
-// Runs body(row) for rows [0, n) on num_threads threads (the caller's included), rows handed
-// out one at a time so that uneven rows (masks) balance.
-template <typename Body>
-void ParallelRows(int num_threads, int n, const Body& body) {
-  std::atomic<int> next{0};
-  auto worker = [&] {
-    for (int row; (row = next.fetch_add(1)) < n;) body(row);
-  };
-  std::vector<std::thread> threads;
-  for (int i = 1; i < std::min(num_threads, n); ++i) threads.emplace_back(worker);
-  worker();
-  for (auto& thread : threads) thread.join();
-}
-
-// ACMH's adaptive checkerboard sampling: four V-shaped near regions and four long strips, each
-// offset at an odd Manhattan distance so that it falls on the other colour.
-struct Regions {
-  std::vector<std::pair<int, int>> region[8];
-  Regions() {
-    const int dirs[4][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}};
-    for (int d = 0; d < 4; ++d) {
-      const int ax = dirs[d][0], ay = dirs[d][1];  // along the direction
-      const int px = -ay, py = ax;                 // across it
-      auto& near = region[2 * d];
-      near.push_back({ax, ay});
-      for (int k = 1; k <= 3; ++k) {
-        near.push_back({ax * (k + 1) + px * k, ay * (k + 1) + py * k});
-        near.push_back({ax * (k + 1) - px * k, ay * (k + 1) - py * k});
-      }
-      auto& far = region[2 * d + 1];
-      for (int k = 0; k < 11; ++k) far.push_back({ax * (3 + 2 * k), ay * (3 + 2 * k)});
-    }
-  }
-};
-
-struct Hypothesis {
-  float depth;
-  float normal[3];
-};
-
-// One resolution of the problem: scaled views and images.
-struct Level {
-  View ref;
-  cv::Mat grey;  // CV_32F
-  cv::Mat mask;  // CV_8U, 255 = keep (empty: all kept)
-  std::vector<View> src_views;
-  std::vector<cv::Mat> src_grey;
-  std::vector<SourceGeometry> geometry;
-};
 
 View ScaledView(const View& view, int width, int height) {
   View out = view;
@@ -104,48 +36,7 @@ cv::Mat Downscale(const cv::Mat& image, int width, int height) {
   return out;
 }
 
-class Solver {
- public:
-  Solver(const PatchMatchProblem& problem, const cvis_patch_match_options& options)
-      : problem_(problem), options_(options),
-        window_(options.window_radius, options.window_step, options.sigma_spatial,
-                options.sigma_color),
-        cos_min_angle_(float(std::cos(options.min_triangulation_angle_deg * M_PI / 180))) {}
-
-  cvis_status Load(Workspace& ws);
-  void Run(DepthMap* out);
-
- private:
-  void SetLevel(int level_index);
-  void Initialise(bool from_coarse, int coarse_width, int coarse_height,
-                  const std::vector<Hypothesis>& coarse, const std::vector<uint8_t>& coarse_valid);
-  void Sweep(int iteration, int colour, bool random_refinement);
-  float Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h, int* consistent) const;
-  float GeometricError(int j, const double* X, const float* pixel, bool* consistent) const;
-  void RandomNormal(Random& random, int x, int y, float* n) const;
-  void FaceCamera(int x, int y, float* n) const;
-  void Finish(DepthMap* out);
-
-  const PatchMatchProblem& problem_;
-  const cvis_patch_match_options& options_;
-  Window window_;
-  float cos_min_angle_;
-  Regions regions_;
-
-  View full_ref_;
-  std::shared_ptr<const cv::Mat> full_grey_, full_mask_;
-  std::vector<View> full_src_views_;
-  std::vector<std::shared_ptr<const cv::Mat>> full_src_grey_;
-  std::shared_ptr<const DepthMap> previous_;
-  std::vector<std::shared_ptr<const DepthMap>> src_depth_;  // geometric pass, per source
-
-  Level level_;
-  int level_index_ = 0;
-  int width_ = 0, height_ = 0;
-  std::vector<Hypothesis> state_;
-  std::vector<float> cost_;
-  std::vector<uint8_t> active_;  // inside the mask, the window inside the image, textured
-};
+}  // namespace
 
 cvis_status Solver::Load(Workspace& ws) {
   full_ref_ = ws.view(problem_.reference);
@@ -202,31 +93,6 @@ void Solver::SetLevel(int level_index) {
     level_.src_grey.push_back(Downscale(*full_src_grey_[j], w, h));
     level_.geometry.push_back(MakeSourceGeometry(level_.ref, level_.src_views.back()));
   }
-}
-
-void Solver::FaceCamera(int x, int y, float* n) const {
-  const float rx = float((x + 0.5 - level_.ref.cx) / level_.ref.fx);
-  const float ry = float((y + 0.5 - level_.ref.cy) / level_.ref.fy);
-  if (n[0] * rx + n[1] * ry + n[2] > 0) {
-    n[0] = -n[0];
-    n[1] = -n[1];
-    n[2] = -n[2];
-  }
-}
-
-void Solver::RandomNormal(Random& random, int x, int y, float* n) const {
-  // Uniform on the sphere (Marsaglia), then turned towards the camera.
-  float a, b, s;
-  do {
-    a = random.Uniform(-1, 1);
-    b = random.Uniform(-1, 1);
-    s = a * a + b * b;
-  } while (s >= 1 || s < 1e-6f);
-  const float r = 2 * std::sqrt(1 - s);
-  n[0] = a * r;
-  n[1] = b * r;
-  n[2] = 1 - 2 * s;
-  FaceCamera(x, y, n);
 }
 
 float Solver::GeometricError(int j, const double* X, const float* pixel, bool* consistent) const {
@@ -381,109 +247,6 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
   }
 }
 
-void Solver::Sweep(int iteration, int colour, bool random_refinement) {
-  const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
-  // Perturbations shrink with every sweep (Schönberger): coarse steps first, fine ones later.
-  const float shrink = std::pow(0.5f, float(iteration));
-  const float depth_perturbation = 0.05f * shrink;
-  const float normal_perturbation = 0.3f * shrink;
-  const View& ref = level_.ref;
-  ParallelRows(options_.num_threads, height_, [&](int y) {
-    RefPatch patch;
-    for (int x = (y + colour) % 2; x < width_; x += 2) {
-      const size_t i = size_t(y) * width_ + x;
-      if (!active_[i]) continue;
-      MakeRefPatch(level_.grey.ptr<float>(), int(level_.grey.step1()), width_, height_, x, y, window_, &patch);
-      const float rx = float((x + 0.5 - ref.cx) / ref.fx), ry = float((y + 0.5 - ref.cy) / ref.fy);
-      Hypothesis best = state_[i];
-      float best_cost = cost_[i];
-      auto consider = [&](const Hypothesis& h) {
-        const float c = Evaluate(patch, x, y, h, nullptr);
-        if (c < best_cost) {
-          best_cost = c;
-          best = h;
-        }
-      };
-      // Propagation: from each region the neighbour with the lowest cost lends its plane.
-      // Propagated planes are copied exactly, so in a converged area most candidates are the
-      // plane this pixel already has or one just tried: those are skipped.
-      float tried[9][4];
-      int num_tried = 0;
-      auto seen = [&](const float* n, float plane) {
-        for (int t = 0; t < num_tried; ++t) {
-          if (std::fabs(tried[t][3] - plane) <= 1e-6f * std::fabs(plane) && tried[t][0] == n[0] &&
-              tried[t][1] == n[1] && tried[t][2] == n[2]) {
-            return true;
-          }
-        }
-        tried[num_tried][0] = n[0];
-        tried[num_tried][1] = n[1];
-        tried[num_tried][2] = n[2];
-        tried[num_tried][3] = plane;
-        ++num_tried;
-        return false;
-      };
-      seen(best.normal, best.depth * (best.normal[0] * rx + best.normal[1] * ry + best.normal[2]));
-      for (const auto& region : regions_.region) {
-        float region_cost = kMaxCost * 10;
-        size_t pick = 0;
-        for (const auto& [dx, dy] : region) {
-          const int nx = x + dx, ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= width_ || ny >= height_) continue;
-          const size_t k = size_t(ny) * width_ + nx;
-          if (active_[k] && cost_[k] < region_cost) {
-            region_cost = cost_[k];
-            pick = k;
-          }
-        }
-        if (region_cost >= kMaxCost * 10) continue;
-        // The neighbour's plane intersected with this pixel's ray.
-        const Hypothesis& nb = state_[pick];
-        const int px = int(pick % size_t(width_)), py = int(pick / size_t(width_));
-        const float prx = float((px + 0.5 - ref.cx) / ref.fx), pry = float((py + 0.5 - ref.cy) / ref.fy);
-        const float* n = nb.normal;
-        const float plane = nb.depth * (n[0] * prx + n[1] * pry + n[2]);  // n . X (< 0)
-        const float n_dot_ray = n[0] * rx + n[1] * ry + n[2];
-        if (!(n_dot_ray < 0) || seen(n, plane)) continue;
-        const float depth = plane / n_dot_ray;
-        if (!(depth >= depth_min && depth <= depth_max)) continue;
-        consider(Hypothesis{depth, {n[0], n[1], n[2]}});
-      }
-      // Refinement around the best: perturbed (and early on random) depth and normal.
-      Random random(options_.seed, (uint64_t(level_index_) << 32) ^ (uint64_t(iteration) << 8) ^
-                                       uint64_t(colour) ^ (problem_.geometric ? 0x10000 : 0), i);
-      const Hypothesis current = best;
-      Hypothesis perturbed_depth = current, perturbed_normal = current;
-      perturbed_depth.depth = std::min(depth_max, std::max(depth_min,
-          current.depth * (1 + random.Uniform(-depth_perturbation, depth_perturbation))));
-      for (int k = 0; k < 3; ++k) {
-        perturbed_normal.normal[k] += random.Uniform(-normal_perturbation, normal_perturbation);
-      }
-      float* pn = perturbed_normal.normal;
-      const float norm = std::sqrt(pn[0] * pn[0] + pn[1] * pn[1] + pn[2] * pn[2]);
-      for (int k = 0; k < 3; ++k) pn[k] /= norm;
-      FaceCamera(x, y, pn);
-      if (random_refinement) {
-        Hypothesis random_depth = current, random_normal = current, random_both;
-        random_depth.depth = random.Uniform(depth_min, depth_max);
-        RandomNormal(random, x, y, random_normal.normal);
-        random_both = random_normal;
-        random_both.depth = random_depth.depth;
-        consider(random_depth);
-        consider(random_normal);
-        consider(random_both);
-      }
-      consider(perturbed_depth);
-      consider(perturbed_normal);
-      Hypothesis both = perturbed_normal;
-      both.depth = perturbed_depth.depth;
-      consider(both);
-      state_[i] = best;
-      cost_[i] = best_cost;
-    }
-  });
-}
-
 void Solver::Finish(DepthMap* out) {
   *out = DepthMap(width_, height_);
   const int min_views = problem_.geometric ? options_.filter_min_views : 0;
@@ -552,11 +315,11 @@ void Solver::Run(DepthMap* out) {
   Finish(out);
 }
 
-}  // namespace
+}  // namespace internal
 
 cvis_status RunPatchMatch(Workspace& workspace, const PatchMatchProblem& problem,
                           const cvis_patch_match_options& options, DepthMap* out) {
-  Solver solver(problem, options);
+  internal::Solver solver(problem, options);
   if (cvis_status status = solver.Load(workspace); status != CVIS_OK) return status;
   solver.Run(out);
   return CVIS_OK;

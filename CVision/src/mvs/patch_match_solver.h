@@ -1,0 +1,135 @@
+// The PatchMatch solver's internals, shared by patch_match.cpp (set-up, cost, initialisation,
+// filtering) and patch_match_sweep.cpp (propagation and refinement). Not part of the C++ API.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "patch_match.h"
+#include "patch_match_kernels.h"
+
+namespace cvis {
+namespace mvs {
+namespace internal {
+
+constexpr float kMaxCost = 2.0f;  // 1 - NCC of the worst match
+constexpr int kMaxSources = 64;
+
+// Counter-based randomness: every pixel visit draws from its own stream, keyed by what the visit
+// is, so results depend on the seed only (not on the thread count or the order of rows).
+struct Random {
+  uint64_t state;
+  static uint64_t Mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  Random(uint64_t seed, uint64_t a, uint64_t b) : state(Mix(seed ^ Mix(a * 0x9e3779b97f4a7c15ULL ^ Mix(b)))) {}
+  uint64_t Next() { return Mix(state += 0x9e3779b97f4a7c15ULL); }
+  float Uniform() { return float(Next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
+  float Uniform(float lo, float hi) { return lo + (hi - lo) * Uniform(); }
+};
+
+// Runs body(row) for rows [0, n) on num_threads threads (the caller's included), rows handed
+// out one at a time so that uneven rows (masks) balance.
+template <typename Body>
+inline void ParallelRows(int num_threads, int n, const Body& body) {
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int row; (row = next.fetch_add(1)) < n;) body(row);
+  };
+  std::vector<std::thread> threads;
+  for (int i = 1; i < std::min(num_threads, n); ++i) threads.emplace_back(worker);
+  worker();
+  for (auto& thread : threads) thread.join();
+}
+
+// ACMH's adaptive checkerboard sampling: four V-shaped near regions and four long strips, each
+// offset at an odd Manhattan distance so that it falls on the other colour.
+struct Regions {
+  std::vector<std::pair<int, int>> region[8];
+  Regions() {
+    const int dirs[4][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}};
+    for (int d = 0; d < 4; ++d) {
+      const int ax = dirs[d][0], ay = dirs[d][1];  // along the direction
+      const int px = -ay, py = ax;                 // across it
+      auto& near = region[2 * d];
+      near.push_back({ax, ay});
+      for (int k = 1; k <= 3; ++k) {
+        near.push_back({ax * (k + 1) + px * k, ay * (k + 1) + py * k});
+        near.push_back({ax * (k + 1) - px * k, ay * (k + 1) - py * k});
+      }
+      auto& far = region[2 * d + 1];
+      for (int k = 0; k < 11; ++k) far.push_back({ax * (3 + 2 * k), ay * (3 + 2 * k)});
+    }
+  }
+};
+
+struct Hypothesis {
+  float depth;
+  float normal[3];
+};
+
+// One resolution of the problem: scaled views and images.
+struct Level {
+  View ref;
+  cv::Mat grey;  // CV_32F
+  cv::Mat mask;  // CV_8U, 255 = keep (empty: all kept)
+  std::vector<View> src_views;
+  std::vector<cv::Mat> src_grey;
+  std::vector<SourceGeometry> geometry;
+};
+
+class Solver {
+ public:
+  Solver(const PatchMatchProblem& problem, const cvis_patch_match_options& options)
+      : problem_(problem), options_(options),
+        window_(options.window_radius, options.window_step, options.sigma_spatial,
+                options.sigma_color),
+        cos_min_angle_(float(std::cos(options.min_triangulation_angle_deg * M_PI / 180))) {}
+
+  cvis_status Load(Workspace& ws);
+  void Run(DepthMap* out);
+
+ private:
+  void SetLevel(int level_index);
+  void Initialise(bool from_coarse, int coarse_width, int coarse_height,
+                  const std::vector<Hypothesis>& coarse, const std::vector<uint8_t>& coarse_valid);
+  void Sweep(int iteration, int colour, bool random_refinement);
+  float Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h, int* consistent) const;
+  float GeometricError(int j, const double* X, const float* pixel, bool* consistent) const;
+  void RandomNormal(Random& random, int x, int y, float* n) const;
+  void FaceCamera(int x, int y, float* n) const;
+  void Finish(DepthMap* out);
+
+  const PatchMatchProblem& problem_;
+  const cvis_patch_match_options& options_;
+  Window window_;
+  float cos_min_angle_;
+  Regions regions_;
+
+  View full_ref_;
+  std::shared_ptr<const cv::Mat> full_grey_, full_mask_;
+  std::vector<View> full_src_views_;
+  std::vector<std::shared_ptr<const cv::Mat>> full_src_grey_;
+  std::shared_ptr<const DepthMap> previous_;
+  std::vector<std::shared_ptr<const DepthMap>> src_depth_;  // geometric pass, per source
+
+  Level level_;
+  int level_index_ = 0;
+  int width_ = 0, height_ = 0;
+  std::vector<Hypothesis> state_;
+  std::vector<float> cost_;
+  std::vector<uint8_t> active_;  // inside the mask, the window inside the image, textured
+};
+
+}  // namespace internal
+}  // namespace mvs
+}  // namespace cvis

@@ -12,7 +12,12 @@ enum ReconstructCommand {
             throw ArgumentParser.Failure(description: "reconstruct takes INPUT and OUTPUT")
         }
         var options = try PipelineArguments.options(from: parsed)
-        if let detail = parsed["detail"] { options.detail = detail }
+        if let text = parsed["detail"] {
+            guard let detail = DetailLevel(parsing: text) else {
+                throw ArgumentParser.Failure(description: "--detail must be one of \(DetailLevel.names)")
+            }
+            options.detail = detail
+        }
         options.sparseOnly = parsed.flags.contains("sparse-only")
         let mode = try PipelineArguments.progressMode(from: parsed)
 
@@ -24,6 +29,7 @@ enum ReconstructCommand {
             print(ReportSummary.text(report))
             print("model: \(output.appendingPathComponent("sparse").path)  report: "
                   + output.appendingPathComponent("report.html").path)
+            if report.densePoints != nil { print("dense: \(pipeline.denseCloudURL.path)") }
         }
     }
 }

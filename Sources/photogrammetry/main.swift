@@ -37,6 +37,8 @@ do {
     FileHandle.standardError.write(Data("photogrammetry: \(failure)\n\(usage)\n".utf8))
     exit(2)
 } catch {
-    FileHandle.standardError.write(Data("photogrammetry: error: \(error)\n".utf8))
+    // On a terminal, first clear the progress line a stage may have left.
+    let clear = isatty(2) != 0 ? "\r\u{1B}[2K" : ""
+    FileHandle.standardError.write(Data("\(clear)photogrammetry: error: \(error)\n".utf8))
     exit(1)
 }

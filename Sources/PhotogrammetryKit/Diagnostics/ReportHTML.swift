@@ -81,6 +81,9 @@ public enum ReportHTML {
         }
         facts.append(("Images", "\(report.imagesTotal) total, \(report.rejectedImages.count) rejected, "
             + "\(report.unregisteredImages.count) unregistered", false))
+        if let points = report.densePoints {
+            facts.append(("Dense cloud", "\(ReportFormat.count(points)) points, \(escape(report.detail)) detail", false))
+        }
         if let triangles = report.triangles {
             facts.append(("Mesh", "\(ReportFormat.count(triangles)) triangles"
                 + (report.textureSize.map { ", \($0)² texture" } ?? ""), false))

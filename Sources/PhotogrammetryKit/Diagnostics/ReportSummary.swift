@@ -9,7 +9,8 @@ public enum ReportSummary {
     ///
     /// Lines: the verdict headline (and any further problems), capture kind and where "up" came
     /// from, alignment, azimuth coverage and elevation spread (or why they are not reported),
-    /// reprojection error and points, static features discarded (when any), rejected frames
+    /// reprojection error and points, dense points (when the dense stage ran), static features
+    /// discarded (when any), rejected frames
     /// (when any), and the advice as a bulleted list.
     public static func text(_ report: Report) -> String {
         let verdict = CaptureVerdict(report)
@@ -32,6 +33,9 @@ public enum ReportSummary {
         if report.imagesRegistered > 0 {
             lines.append(row("accuracy", "\(ReportFormat.fixed(report.meanReprojectionErrorPx, 2)) px mean "
                 + "reprojection error, \(ReportFormat.count(report.points3D)) points"))
+        }
+        if let points = report.densePoints {
+            lines.append(row("dense", "\(ReportFormat.count(points)) points (\(report.detail) detail)"))
         }
         if report.staticFeaturesDiscarded > 0 {
             lines.append(row("static", "\(ReportFormat.count(report.staticFeaturesDiscarded)) "

@@ -1,7 +1,7 @@
 /// Everything a reconstruction run can be told; each stage's options nest here.
 public struct ReconstructionOptions: Sendable {
     /// Detail level of dense and mesh work (`preview` ... `raw`). Default full.
-    public var detail = "full"
+    public var detail = DetailLevel.full
     /// Stop after the sparse model. Default false.
     public var sparseOnly = false
     /// The room is the subject (walk-through capture). Default false.
@@ -25,15 +25,13 @@ public struct ReconstructionOptions: Sendable {
     public var matching = MatchingOptions()
     /// Stage 4.
     public var mapper = MapperOptions()
+    /// Stage 7; its detail, threads and seed are set from the fields above.
+    public var dense = DenseOptions()
 
     public init() {}
 
     /// Throws the first option that is out of range.
     public func validate() throws {
-        let levels = ["preview", "reduced", "medium", "full", "raw"]
-        guard levels.contains(detail) else {
-            throw PipelineError.invalidOption("--detail must be one of \(levels.joined(separator: ", "))")
-        }
         guard numThreads >= 1 && numThreads <= 256 else {
             throw PipelineError.invalidOption("--threads must be between 1 and 256")
         }
@@ -43,6 +41,7 @@ public struct ReconstructionOptions: Sendable {
         try sift.validate()
         try matching.validate()
         try mapper.validate()
+        try dense.validate()
     }
 }
 

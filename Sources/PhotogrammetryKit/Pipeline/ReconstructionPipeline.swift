@@ -4,7 +4,8 @@ import Foundation
 ///
 /// 1. ingest, 2. features (masks, blur rejection), 3. matching and verification (static
 /// features of a fixed camera out), 4. sparse (tracks, incremental SfM, bundle adjustment),
-/// 5. diagnostics (capture kind, coverage, advice), 6. export (COLMAP model, report page and JSON).
+/// 5. diagnostics (capture kind, coverage, advice), 6. export of the sparse model, 7. dense
+/// (depth maps, fusion into `dense.ply`; not with `sparseOnly`), then the report page and JSON.
 public final class ReconstructionPipeline {
     public let input: URL
     public let output: URL
@@ -27,7 +28,7 @@ public final class ReconstructionPipeline {
     public func run() throws -> Report {
         try options.validate()
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-        report.detail = options.detail
+        report.detail = options.detail.rawValue
 
         // 1. Ingest
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
@@ -65,14 +66,28 @@ public final class ReconstructionPipeline {
             CaptureDiagnosis.diagnose(model, context: context, report: &report)
         }
 
-        // 6. Export
+        // 6. Export of the sparse model, before the dense stage: a failure there leaves it whole.
         try timed("export") {
             try model.writeColmapText(to: output.appendingPathComponent("sparse", isDirectory: true))
         }
+
+        // 7. Dense: depth maps and fusion into dense.ply
+        var denseFailure: Error?
+        if !options.sparseOnly {
+            do {
+                try reconstructDense(model, capture: usable, masks: masks)
+            } catch PipelineError.cancelled {
+                throw PipelineError.cancelled
+            } catch {
+                denseFailure = error
+            }
+        }
+
         // The page shows the timings too, so it goes last but one, just before report.json.
         try writeReportPage(capture)
         // Last, so that it holds every stage's time; written whole or not at all.
         try writeAtomically(report.jsonData(), to: output.appendingPathComponent("report.json"))
+        if let denseFailure { throw denseFailure }
         return report
     }
 

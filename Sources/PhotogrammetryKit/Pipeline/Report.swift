@@ -40,6 +40,8 @@ public struct Report: Codable, Sendable {
     public var images: [ReportImage] = []
     public var advice: [String] = []
     public var detail: String = "full"
+    /// Points in `dense.ply`; nil when the dense stage did not run (`--sparse-only`, `diagnose`).
+    public var densePoints: Int?
     public var triangles: Int?
     public var textureSize: Int?
     public var stages: [Stage] = []
@@ -53,8 +55,9 @@ public struct Report: Codable, Sendable {
         case cameras, captureKind = "capture_kind", azimuthCoverageDeg = "azimuth_coverage_deg"
         case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
         case upSource = "up_source", coverageSectors = "coverage_sectors"
-        case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence", blurFloor = "blur_floor", images
-        case advice, detail, triangles
+        case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
+        case blurFloor = "blur_floor", images
+        case advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", stages, version
     }
 
@@ -68,7 +71,7 @@ public struct Report: Codable, Sendable {
         // JSONEncoder omits nil optionals; the schema wants the keys present as null.
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
-                    "coverage_sectors", "blur_floor", "triangles", "texture_size"]
+                    "coverage_sectors", "turntable_evidence", "blur_floor", "dense_points", "triangles", "texture_size"]
             where object[key] == nil {
             object[key] = NSNull()
         }

@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// The dense stage: its manifest keys, and the whole pipeline on templeRing-12 at preview detail.
+final class DenseStageTests: XCTestCase {
+    // MARK: Manifest and keys
+
+    func testStableHashIsFixed() {
+        var hash = StableHash()
+        hash.add("a")
+        hash.add("bc")
+        var other = StableHash()
+        other.add("ab")
+        other.add("c")
+        XCTAssertNotEqual(hash.hex, other.hex, "separators keep fields apart")
+        var empty = StableHash()
+        empty.add([UInt8]())
+        XCTAssertEqual(empty.hex, "cbf29ce484222325", "FNV-1a offset basis: the same in every process")
+    }
+
+    func testEntryMatchesWithinTolerance() {
+        let entry = DenseManifest.Entry(key: "k", values: [1, 0.5, 10])
+        XCTAssertTrue(entry.matches(DenseManifest.Entry(key: "k", values: [1 + 1e-12, 0.5, 10 - 1e-10])))
+        XCTAssertFalse(entry.matches(DenseManifest.Entry(key: "k", values: [1.001, 0.5, 10])))
+        XCTAssertFalse(entry.matches(DenseManifest.Entry(key: "other", values: [1, 0.5, 10])))
+        XCTAssertFalse(entry.matches(DenseManifest.Entry(key: "k", values: [1, 0.5])))
+    }
+
+    func testViewKeyFollowsDetailLevelAndFiles() throws {
+        let folder = try temporaryDirectory()
+        let image = folder.appendingPathComponent("a.png")
+        try Data([1, 2, 3]).write(to: image)
+        let camera = Camera(id: CameraID(1), model: .simpleRadial, width: 640, height: 480, params: [500, 320, 240, 0])
+        func entry(_ detail: DetailLevel, camera: Camera = camera, rect: CGRect? = nil) -> DenseManifest.Entry {
+            var options = DenseOptions()
+            options.detail = detail
+            let stage = DenseReconstruction(model: Reconstruction(), inputs: [:], options: options, directory: folder,
+                                            cloudURL: folder.appendingPathComponent("dense.ply"), threads: 1, progress: nil)
+            return stage.viewEntry(.init(name: "a.png", url: image, keepRect: rect), camera: camera,
+                                   maxSide: detail.denseMaxImageSide ?? 0)
+        }
+        XCTAssertTrue(entry(.preview).matches(entry(.preview)))
+        XCTAssertFalse(entry(.preview).matches(entry(.full)), "a changed detail level recomputes")
+        XCTAssertFalse(entry(.full).matches(entry(.full, rect: CGRect(x: 0, y: 0, width: 9, height: 9))))
+        var refined = camera
+        refined.params[0] = 510
+        XCTAssertFalse(entry(.full).matches(entry(.full, camera: refined)), "changed intrinsics re-undistort")
+        let before = entry(.full)
+        try Data([1, 2, 3, 4]).write(to: image)
+        XCTAssertFalse(before.matches(entry(.full)), "a changed image file re-undistorts")
+    }
+
+    func testOptionsAndErrors() {
+        XCTAssertNoThrow(try DenseOptions().validate())
+        var options = DenseOptions()
+        options.numSourceViews = 0
+        XCTAssertThrowsError(try options.validate())
+        options = DenseOptions()
+        options.cacheBytes = 1024
+        XCTAssertThrowsError(try options.validate())
+        let error = DenseReconstructionError("first\nsecond")
+        XCTAssertFalse(error.description.contains("\n"))
+        XCTAssertEqual(error.description, "dense reconstruction: first second")
+    }
+
+    // MARK: End to end
+
+    /// templeRing-12 at preview detail: a plausible cloud on the sparse surface; a rerun reuses
+    /// every depth map; a fusion that cannot succeed is one line and leaves the sparse outputs.
+    func testTempleRingPreview() throws {
+        let capture = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let output = try temporaryDirectory().appendingPathComponent("out")
+        var options = ReconstructionOptions()
+        options.detail = .preview
+        let report = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(report.imagesRegistered, 12)
+        XCTAssertTrue(report.stages.contains { $0.name == "dense" })
+        let densePoints = try XCTUnwrap(report.densePoints)
+        let cloudURL = output.appendingPathComponent("dense.ply")
+        let ply = try PointCloud.load(cloudURL)
+        XCTAssertEqual(ply.pointCount, densePoints)
+        XCTAssertTrue(ply.hasNormals && ply.hasColors)
+        let cloud = ply.points.map { SIMD3<Double>($0) }
+        XCTAssertGreaterThan(densePoints, 20_000, "12 views of 640 x 480")
+        XCTAssertLessThan(densePoints, 12 * 640 * 480)
+
+        // The dense points lie on the surface the sparse points sample.
+        let model = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        let sparse = model.points3D.values.map(\.position)
+        let low = sparse.reduce(sparse[0]) { pointwiseMin($0, $1) }, high = sparse.reduce(sparse[0]) { pointwiseMax($0, $1) }
+        let size = length(high - low)
+        let step = max(1, cloud.count / 1500)
+        let distances = stride(from: 0, to: cloud.count, by: step).map { i in
+            sparse.reduce(Double.infinity) { min($0, length($1 - cloud[i])) }
+        }
+        let median = try XCTUnwrap(distances.median())
+        XCTAssertLessThan(median / size, 0.02, "median distance to the nearest sparse point, relative to the scene")
+
+        // A rerun reuses every depth map and the cloud.
+        let depthFolder = output.appendingPathComponent("work/dense/depth")
+        let stamps = try Self.modificationDates(depthFolder)
+        XCTAssertEqual(stamps.count, 24, "a photometric and a geometric map per image")
+        let cloudStamp = try Self.modificationDate(cloudURL)
+        let again = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(again.densePoints, densePoints)
+        XCTAssertEqual(try Self.modificationDates(depthFolder), stamps, "no depth map recomputed")
+        XCTAssertEqual(try Self.modificationDate(cloudURL), cloudStamp)
+
+        // A fusion that keeps nothing: one line, the sparse model and report stay.
+        options.dense.fusion.minNumViews = 13
+        XCTAssertThrowsError(try ReconstructionPipeline(input: capture, output: output, options: options,
+                                                        progress: nil).run()) { error in
+            XCTAssertTrue(error is DenseReconstructionError, "\(error)")
+            XCTAssertFalse("\(error)".contains("\n"))
+        }
+        XCTAssertEqual(try Self.modificationDates(depthFolder), stamps, "fusion options do not touch depth maps")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("sparse/images.txt").path))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("report.json")))
+        XCTAssertTrue((json as? [String: Any])?["dense_points"] is NSNull)
+    }
+
+    // MARK: Helpers
+
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-dense-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    private static func modificationDate(_ url: URL) throws -> Date {
+        try XCTUnwrap(url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate)
+    }
+
+    private static func modificationDates(_ folder: URL) throws -> [String: Date] {
+        var dates: [String: Date] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".cvdm") {
+            dates[name] = try modificationDate(folder.appendingPathComponent(name))
+        }
+        return dates
+    }
+}

@@ -1,4 +1,3 @@
-import CVision
 import Foundation
 
 /// Options of the still-background test: how a masked capture shows a fixed camera.
@@ -43,18 +42,11 @@ public enum StillBackground {
         public var conclusivePairs: Int
     }
 
-    /// The change of background between two frames and the share of the frame it was measured on.
+    /// The change of background between two frames and the share of the frame it was measured on
+    /// (see ``BackgroundChange/measure(_:maskA:_:maskB:keepRect:)``).
     public static func change(_ a: URL, maskA: URL?, _ b: URL, maskB: URL?, keepRect: CGRect?) throws
         -> (change: Double, texturedFraction: Double) {
-        var change = 0.0, fraction = 0.0
-        if let keepRect {
-            var rect = cvis_rect(x: Double(keepRect.minX), y: Double(keepRect.minY),
-                                 width: Double(keepRect.width), height: Double(keepRect.height))
-            try check(cvis_background_change(a.path, maskA?.path, b.path, maskB?.path, &rect, &change, &fraction))
-        } else {
-            try check(cvis_background_change(a.path, maskA?.path, b.path, maskB?.path, nil, &change, &fraction))
-        }
-        return (change, fraction)
+        try BackgroundChange.measure(a, maskA: maskA, b, maskB: maskB, keepRect: keepRect)
     }
 
     /// Tests consecutive frames spread over the capture (in its order), in parallel.

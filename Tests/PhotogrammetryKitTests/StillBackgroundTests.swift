@@ -33,7 +33,7 @@ final class StillBackgroundTests: XCTestCase {
     func testPairOfIdenticalFramesHasNoChange() throws {
         let capture = try CaptureLoader.load(input: Self.turntable, workspace: FileManager.default.temporaryDirectory)
         let image = try XCTUnwrap(capture.images.first)
-        let (change, fraction) = try StillBackground.change(image.url, maskA: nil, image.url, maskB: nil, keepRect: nil)
+        let (change, fraction) = try BackgroundChange.measure(image.url, maskA: nil, image.url, maskB: nil, keepRect: nil)
         XCTAssertEqual(change, 0)
         XCTAssertGreaterThan(fraction, 0.05)
     }
@@ -43,7 +43,7 @@ final class StillBackgroundTests: XCTestCase {
         try Data("not a jpeg".utf8).write(to: bogus)
         defer { try? FileManager.default.removeItem(at: bogus) }
         let capture = try CaptureLoader.load(input: Self.turntable, workspace: FileManager.default.temporaryDirectory)
-        XCTAssertThrowsError(try StillBackground.change(capture.images[0].url, maskA: nil, bogus, maskB: nil, keepRect: nil)) {
+        XCTAssertThrowsError(try BackgroundChange.measure(capture.images[0].url, maskA: nil, bogus, maskB: nil, keepRect: nil)) {
             XCTAssertTrue("\($0)".contains(bogus.lastPathComponent), "\($0)")
         }
     }

@@ -56,15 +56,8 @@ extension CloudComparison {
 /// - Throws: ``ColmapTextError``, ``CVisionError`` or ``CloudComparisonError`` as one line.
 public func compareClouds(ours: URL, reference: URL, region: URL?, sparse: URL, referenceSparse: URL,
                           tau: Double, sampleSpacing: Double? = nil) throws -> CloudComparison {
-    func modelDirectory(_ url: URL) -> URL {
-        let manager = FileManager.default
-        let nested = url.appendingPathComponent("sparse")
-        if !manager.fileExists(atPath: url.appendingPathComponent("images.txt").path),
-           manager.fileExists(atPath: nested.appendingPathComponent("images.txt").path) { return nested }
-        return url
-    }
-    let model = try Reconstruction.readColmapText(from: modelDirectory(sparse))
-    let truth = try Reconstruction.readColmapText(from: modelDirectory(referenceSparse))
+    let model = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(sparse))
+    let truth = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(referenceSparse))
     let similarity = try CloudComparison.similarity(model: model, reference: truth)
     let ourCloud = try PointCloud.load(ours)
     let referenceCloud = try PointCloud.load(reference)

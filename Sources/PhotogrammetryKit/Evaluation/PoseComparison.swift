@@ -256,14 +256,7 @@ public struct PoseComparison: Codable, Equatable, Sendable {
 /// - Throws: ``ColmapTextError`` when either model cannot be read.
 public func comparePoses(model: URL, reference: URL) throws -> PoseComparison {
     // Also accept a reconstruction's OUTPUT directory, whose model is in OUTPUT/sparse.
-    func modelDirectory(_ url: URL) -> URL {
-        let manager = FileManager.default
-        let sparse = url.appendingPathComponent("sparse")
-        if !manager.fileExists(atPath: url.appendingPathComponent("images.txt").path),
-           manager.fileExists(atPath: sparse.appendingPathComponent("images.txt").path) { return sparse }
-        return url
-    }
-    let estimated = try Reconstruction.readColmapText(from: modelDirectory(model))
-    let truth = try Reconstruction.readColmapText(from: modelDirectory(reference))
+    let estimated = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(model))
+    let truth = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(reference))
     return PoseComparison(model: estimated, reference: truth)
 }

@@ -42,13 +42,6 @@ public enum StillBackground {
         public var conclusivePairs: Int
     }
 
-    /// The change of background between two frames and the share of the frame it was measured on
-    /// (see ``BackgroundChange/measure(_:maskA:_:maskB:keepRect:)``).
-    public static func change(_ a: URL, maskA: URL?, _ b: URL, maskB: URL?, keepRect: CGRect?) throws
-        -> (change: Double, texturedFraction: Double) {
-        try BackgroundChange.measure(a, maskA: maskA, b, maskB: maskB, keepRect: keepRect)
-    }
-
     /// Tests consecutive frames spread over the capture (in its order), in parallel.
     public static func test(_ capture: Capture, masks: MaskSource, options: StillBackgroundOptions = .init(),
                             threads: Int = 2) throws -> Result {
@@ -61,8 +54,8 @@ public enum StillBackground {
         parallelFor(count, threads: threads) { n in
             let a = images[starts[n]], b = images[starts[n] + 1]
             // A pair that cannot be compared (another size, an unreadable mask) does not testify.
-            measured[n] = try? change(a.url, maskA: masks.maskURL(for: a), b.url, maskB: masks.maskURL(for: b),
-                                      keepRect: masks.keepRect)
+            measured[n] = try? BackgroundChange.measure(a.url, maskA: masks.maskURL(for: a), b.url, maskB: masks.maskURL(for: b),
+                                                        keepRect: masks.keepRect)
         }
         let changes = (0..<count).compactMap { measured[$0] }.filter { $0.texturedFraction >= options.minTexturedFraction }.map(\.change)
         guard changes.count >= options.minConclusivePairs, let median = changes.median() else {

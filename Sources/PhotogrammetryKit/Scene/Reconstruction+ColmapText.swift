@@ -73,6 +73,16 @@ extension Reconstruction {
         }
     }
 
+    /// The folder holding a COLMAP text model: `url` itself, or `url/sparse` when `url` is a
+    /// reconstruction's OUTPUT folder (no `images.txt` of its own, one in `sparse/`).
+    public static func colmapModelDirectory(_ url: URL) -> URL {
+        let manager = FileManager.default
+        let nested = url.appendingPathComponent("sparse")
+        if !manager.fileExists(atPath: url.appendingPathComponent("images.txt").path),
+           manager.fileExists(atPath: nested.appendingPathComponent("images.txt").path) { return nested }
+        return url
+    }
+
     /// Reads a COLMAP text model (`cameras.txt`, `images.txt` and, if present, `points3D.txt`).
     ///
     /// Every image read is registered (the text format stores poses only). Ground-truth models

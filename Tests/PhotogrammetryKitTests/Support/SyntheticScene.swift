@@ -1,20 +1,11 @@
 import Foundation
 @testable import PhotogrammetryKit
 
-/// A small, fast, seeded random number generator (SplitMix64), identical on every platform.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+/// The library's seeded generator (SplitMix64, identical on every platform), with the draws
+/// synthetic scenes need.
+typealias SplitMix64 = SeededGenerator
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededGenerator {
     /// Uniform in [0, 1).
     mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
 

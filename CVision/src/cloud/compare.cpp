@@ -12,7 +12,7 @@
 
 #include "../util/status.h"
 #include "cell_grid.h"
-#include "parallel.h"
+#include "../util/parallel.h"
 #include "surface.h"
 
 namespace cvis {

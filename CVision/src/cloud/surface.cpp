@@ -4,22 +4,11 @@
 #include <array>
 #include <cmath>
 
-#include "parallel.h"
+#include "../util/parallel.h"
+#include "../util/random.h"
 
 namespace cvis {
 namespace {
-
-// SplitMix64 (Steele, Lea and Flood 2014): a small, well-mixed generator per triangle.
-struct SplitMix {
-  uint64_t state;
-  uint64_t Next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  double Uniform() { return double(Next() >> 11) * 0x1p-53; }
-};
 
 void Corners(const float* points, const int32_t* triangles, int64_t t, double a[3], double b[3],
              double c[3]) {
@@ -70,16 +59,16 @@ std::vector<float> SampleSurface(const float* points, const int32_t* triangles,
   // Pass 1: each triangle's sample count; pass 2: the samples at their prefix-sum offsets.
   std::vector<uint32_t> counts(static_cast<size_t>(num_triangles));
   auto generator = [&](int64_t t) {
-    return SplitMix{seed ^ (uint64_t(t) * 0xD1B54A32D192ED03ULL)};
+    return SplitMix64{seed ^ (uint64_t(t) * 0xD1B54A32D192ED03ULL)};
   };
   ParallelFor(num_triangles, num_threads, 4096, [&](int64_t begin, int64_t end, int) {
     for (int64_t t = begin; t < end; ++t) {
       double a[3], b[3], c[3];
       Corners(points, triangles, t, a, b, c);
       const double expected = TriangleArea(a, b, c) * density;
-      SplitMix random = generator(t);
+      SplitMix64 random = generator(t);
       const double whole = std::floor(expected);
-      counts[size_t(t)] = uint32_t(whole) + (random.Uniform() < expected - whole ? 1 : 0);
+      counts[size_t(t)] = uint32_t(whole) + (random.UniformDouble() < expected - whole ? 1 : 0);
     }
   });
   std::vector<int64_t> offsets(size_t(num_triangles) + 1, 0);
@@ -89,12 +78,12 @@ std::vector<float> SampleSurface(const float* points, const int32_t* triangles,
     for (int64_t t = begin; t < end; ++t) {
       double a[3], b[3], c[3];
       Corners(points, triangles, t, a, b, c);
-      SplitMix random = generator(t);
-      random.Uniform();  // the draw that rounded the count
+      SplitMix64 random = generator(t);
+      random.UniformDouble();  // the draw that rounded the count
       float* out = &samples[size_t(3 * offsets[size_t(t)])];
       for (uint32_t k = 0; k < counts[size_t(t)]; ++k) {
         // Uniform in the triangle: a point of the parallelogram, folded back when outside.
-        double r = random.Uniform(), s = random.Uniform();
+        double r = random.UniformDouble(), s = random.UniformDouble();
         if (r + s > 1) {
           r = 1 - r;
           s = 1 - s;

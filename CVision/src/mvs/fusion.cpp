@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../../include/cvis_cloud.h"
-#include "../cloud/parallel.h"
+#include "../util/parallel.h"
 #include "../cloud/ply.h"
 #include "../io/image_io.h"
 #include "../util/status.h"

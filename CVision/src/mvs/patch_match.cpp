@@ -186,7 +186,8 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
   cost_.assign(size_t(width_) * height_, kMaxCost);
   active_.assign(size_t(width_) * height_, 0);
   const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
-  ParallelRows(options_.num_threads, height_, [&](int y) {
+  ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
+    const int y = int(row);
     const float* grey = level_.grey.ptr<float>();
     const int stride = int(level_.grey.step1());
     RefPatch patch;
@@ -252,7 +253,8 @@ void Solver::Finish(DepthMap* out) {
   const int min_views = problem_.geometric ? options_.filter_min_views : 0;
   const float max_cost = float(options_.filter_max_cost);
   const View& ref = level_.ref;
-  ParallelRows(options_.num_threads, height_, [&](int y) {
+  ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
+    const int y = int(row);
     for (int x = 0; x < width_; ++x) {
       const size_t i = size_t(y) * width_ + x;
       if (!active_[i]) continue;

@@ -3,15 +3,15 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include <opencv2/core.hpp>
 
+#include "../util/parallel.h"
+#include "../util/random.h"
 #include "patch_match.h"
 #include "patch_match_kernels.h"
 
@@ -24,32 +24,11 @@ constexpr int kMaxSources = 64;
 
 // Counter-based randomness: every pixel visit draws from its own stream, keyed by what the visit
 // is, so results depend on the seed only (not on the thread count or the order of rows).
-struct Random {
-  uint64_t state;
-  static uint64_t Mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  Random(uint64_t seed, uint64_t a, uint64_t b) : state(Mix(seed ^ Mix(a * 0x9e3779b97f4a7c15ULL ^ Mix(b)))) {}
-  uint64_t Next() { return Mix(state += 0x9e3779b97f4a7c15ULL); }
-  float Uniform() { return float(Next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
+struct Random : SplitMix64 {
+  Random(uint64_t seed, uint64_t a, uint64_t b) : SplitMix64{Mix(seed ^ Mix(a * kGolden ^ Mix(b)))} {}
+  float Uniform() { return UniformFloat(); }  // [0, 1)
   float Uniform(float lo, float hi) { return lo + (hi - lo) * Uniform(); }
 };
-
-// Runs body(row) for rows [0, n) on num_threads threads (the caller's included), rows handed
-// out one at a time so that uneven rows (masks) balance.
-template <typename Body>
-inline void ParallelRows(int num_threads, int n, const Body& body) {
-  std::atomic<int> next{0};
-  auto worker = [&] {
-    for (int row; (row = next.fetch_add(1)) < n;) body(row);
-  };
-  std::vector<std::thread> threads;
-  for (int i = 1; i < std::min(num_threads, n); ++i) threads.emplace_back(worker);
-  worker();
-  for (auto& thread : threads) thread.join();
-}
 
 // ACMH's adaptive checkerboard sampling: four V-shaped near regions and four long strips, each
 // offset at an odd Manhattan distance so that it falls on the other colour.

@@ -40,7 +40,8 @@ void Solver::Sweep(int iteration, int colour, bool random_refinement) {
   const float depth_perturbation = 0.05f * shrink;
   const float normal_perturbation = 0.3f * shrink;
   const View& ref = level_.ref;
-  ParallelRows(options_.num_threads, height_, [&](int y) {
+  ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
+    const int y = int(row);
     RefPatch patch;
     for (int x = (y + colour) % 2; x < width_; x += 2) {
       const size_t i = size_t(y) * width_ + x;

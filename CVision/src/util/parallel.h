@@ -1,4 +1,4 @@
-// A small parallel loop for the cloud kernels: blocks of indices handed out to a few threads.
+// A small parallel loop for the C++ kernels: blocks of indices handed out to a few threads.
 #pragma once
 
 #include <algorithm>

@@ -21,6 +21,8 @@ public struct ReconstructionOptions: Sendable {
     public var cameraModel = CameraModel.simpleRadial
     /// Stage 2.
     public var sift = SIFTOptions()
+    /// Stage 2: full resolution for captures of few views.
+    public var featureResolution = FeatureResolution()
     /// Stage 3.
     public var matching = MatchingOptions()
     /// Stage 4.
@@ -39,6 +41,7 @@ public struct ReconstructionOptions: Sendable {
             throw PipelineError.invalidOption("blur floor fraction must be in [0, 1)")
         }
         try sift.validate()
+        try featureResolution.validate()
         try matching.validate()
         try mapper.validate()
         try dense.validate()

@@ -94,9 +94,13 @@ public final class ReconstructionPipeline {
     /// Features of every image under the capture's masks; drops images that fail and frames
     /// too blurred to use, and returns what is left.
     func extractFeatures(_ capture: Capture, masks: MaskSource?) throws -> (Capture, [FeatureSet]) {
-        let cacheKey = "features-" + options.sift.cacheKey + (masks.map { "-" + $0.cacheKey } ?? "")
+        let sift = options.featureResolution.siftOptions(for: capture, options.sift)
+        if sift.maxImageSize != options.sift.maxImageSize {
+            progress?.note("few views: features at full resolution (\(sift.maxImageSize) px)")
+        }
+        let cacheKey = "features-" + sift.cacheKey + (masks.map { "-" + $0.cacheKey } ?? "")
         let extraction = try timed("features") {
-            try FeatureExtraction.run(capture: capture, masks: masks, options: options.sift,
+            try FeatureExtraction.run(capture: capture, masks: masks, options: sift,
                                       threads: options.numThreads, cacheDirectory: try cacheDirectory(cacheKey),
                                       progress: progress)
         }

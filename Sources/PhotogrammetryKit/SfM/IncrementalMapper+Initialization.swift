@@ -33,6 +33,7 @@ extension IncrementalMapper {
             reconstruction.images[ImageID(edge.first + 1)]!.camFromWorld = .identity
             reconstruction.images[ImageID(edge.second + 1)]!.camFromWorld = best.cam2FromCam1
             registrationOrder = [edge.first, edge.second]
+            trace("init pair \(edge.first) \(edge.second) points \(best.numPoints) angle \(best.medianAngleDeg) allowed \(allowedImages.map { $0.filter { $0 }.count } ?? -1)")
             triangulateTracks(seenBy: edge.second)
             guard reconstruction.points3D.count >= options.initMinNumPoints / 2 else {
                 resetToEmpty()

@@ -52,6 +52,7 @@ extension IncrementalMapper {
             if let a = pointOfTrack[t], let b = model.pointOfTrack[t] { shared.append((a, b)) }
         }
         let newImages = model.registrationOrder.filter { !isRegistered($0) }
+        trace("merge attempt: model of \(model.registrationOrder.sorted()) shared tracks \(shared.count)")
         guard !newImages.isEmpty, shared.count >= options.mergeMinNumInliers,
               let otherToThis = alignment(of: model, shared: shared) else { return false }
 
@@ -101,6 +102,7 @@ extension IncrementalMapper {
             fit = refit
             best = inliers(refit)
         }
+        trace("alignment: \(best.count) of \(shared.count) fit, scale \(fit.scale)")
         guard best.count >= options.mergeMinNumInliers,
               Double(best.count) >= options.mergeMinInlierRatio * Double(shared.count) else { return nil }
         return fit

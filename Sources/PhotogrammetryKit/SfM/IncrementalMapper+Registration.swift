@@ -54,8 +54,10 @@ extension IncrementalMapper {
         }
         guard let found = best, found.count >= options.absolutePoseMinNumInliers,
               Double(found.count) >= options.absolutePoseMinInlierRatio * Double(keypoints.count) else {
+            trace("register \(i) FAILED corr \(keypoints.count) inliers \(best?.count ?? 0)")
             return false
         }
+        trace("register \(i) corr \(keypoints.count) inliers \(found.count) n=\(numRegistered + 1)")
         if !calibrated {
             camera.setFocalLength(found.focal)
             reconstruction.cameras[camera.id] = camera

@@ -30,7 +30,8 @@ public struct MapperOptions: Sendable {
     public var localBundleNumImages = 6
     /// Global bundle adjustment runs when the model has grown by this factor since the last. Default 1.2.
     public var globalBundleGrowthRatio = 1.2
-    /// Intrinsics are refined in global bundle adjustment once this many images are registered. Default 5.
+    /// Intrinsics are refined in global bundle adjustment once this many images are registered
+    /// (or every image of a smaller capture). Default 10.
     public var refineIntrinsicsMinImages = 10
     /// The principal point is refined in global bundle adjustment once every camera has this many
     /// registered images (0 = never, as COLMAP). Default 8.

@@ -6,6 +6,13 @@ final class ModelMergingTests: XCTestCase {
     /// A ring of 12 cameras split into two arcs of 6 whose only link is `linkMatches` matches
     /// between the arcs' neighbouring ends (images 5 and 6): far too few for PnP across the gap.
     func makeProblem(linkMatches: Int, merge: Bool = true) -> (scene: SyntheticScene, mapper: IncrementalMapper) {
+        makeProblem(arcs: [0..<6, 6..<12], links: [(5, 6, linkMatches)], merge: merge)
+    }
+
+    /// A ring of 12 cameras cut into `arcs`; images of one arc all match each other, and images
+    /// of different arcs match only through `links` (image a, image b, number of matches).
+    func makeProblem(arcs: [Range<Int>], links: [(Int, Int, Int)],
+                     merge: Bool = true) -> (scene: SyntheticScene, mapper: IncrementalMapper) {
         var options = SyntheticScene.Options()
         options.numImages = 12
         options.numPoints = 500
@@ -26,11 +33,11 @@ final class ModelMergingTests: XCTestCase {
         var graph = MatchGraph(numImages: 12)
         for a in 0..<12 {
             for b in (a + 1)..<12 {
-                let sameArc = (a < 6) == (b < 6)
+                let sameArc = arcs.contains { $0.contains(a) && $0.contains(b) }
                 if sameArc {
                     graph.edges.append(.init(first: a, second: b, matches: matches(a, b), configuration: .calibrated))
-                } else if a == 5 && b == 6 {
-                    graph.edges.append(.init(first: a, second: b, matches: Array(matches(a, b).prefix(linkMatches)),
+                } else if let link = links.first(where: { $0.0 == a && $0.1 == b }) {
+                    graph.edges.append(.init(first: a, second: b, matches: Array(matches(a, b).prefix(link.2)),
                                              configuration: .calibrated))
                 }
             }
@@ -53,9 +60,11 @@ final class ModelMergingTests: XCTestCase {
     }
 
     /// The largest pairwise relative-pose error (degrees) of the registered images against truth.
-    func maxPairError(_ model: Reconstruction, _ scene: SyntheticScene) -> Double {
-        let estimated = scene.imageIDs.map { model.images[$0]?.camFromWorld }
-        let reference = scene.imageIDs.map { scene.reconstruction.images[$0]!.camFromWorld! }
+    /// Unregistered images count as 180° unless `registeredOnly`.
+    func maxPairError(_ model: Reconstruction, _ scene: SyntheticScene, registeredOnly: Bool = false) -> Double {
+        let ids = scene.imageIDs.filter { !registeredOnly || model.images[$0]?.camFromWorld != nil }
+        let estimated = ids.map { model.images[$0]?.camFromWorld }
+        let reference = ids.map { scene.reconstruction.images[$0]!.camFromWorld! }
         return PoseComparison.pairErrors(estimated: estimated, reference: reference).max() ?? .infinity
     }
 
@@ -74,9 +83,23 @@ final class ModelMergingTests: XCTestCase {
 
     func testArcsLinkedByTooFewTracksStayApart() throws {
         // Four shared tracks cannot vouch for a similarity: the main model stays as it was.
-        let (_, mapper) = makeProblem(linkMatches: 4)
+        let (scene, mapper) = makeProblem(linkMatches: 4)
         let model = try mapper.run()
         XCTAssertEqual(model.registeredImageIDs.count, 6)
+        // Both arcs are results: two models of six, each accurate in itself.
+        XCTAssertEqual(mapper.models.map(\.registeredImageIDs.count), [6, 6])
+        XCTAssertEqual(Set(mapper.models[0].registeredImageIDs).intersection(mapper.models[1].registeredImageIDs).count, 0)
+        for other in mapper.models { XCTAssertLessThan(maxPairError(other, scene, registeredOnly: true), 0.5) }
+    }
+
+    func testTwoDetachedArcsJoinEachOtherAndTheLargestComesFirst() throws {
+        // Three arcs of four: the first joins nothing; the second and third, both detached from
+        // whichever the mapper starts with, are linked and must merge into one model of eight.
+        let (scene, mapper) = makeProblem(arcs: [0..<4, 4..<8, 8..<12], links: [(7, 8, 12)])
+        let model = try mapper.run()
+        XCTAssertEqual(mapper.models.map(\.registeredImageIDs.count), [8, 4])
+        XCTAssertEqual(Set(model.registeredImageIDs.map(\.rawValue)), Set(5...12))
+        XCTAssertLessThan(maxPairError(model, scene, registeredOnly: true), 0.5, "the merged arcs agree with the truth")
     }
 
     func testSimilarityMovesCamerasWithTheirWorld() {

@@ -18,8 +18,23 @@ extension ReconstructionPipeline {
         }
     }
 
+    /// Lists every model with its folder and size, and tells the user when there is more than one.
+    func describeModels(_ models: [Reconstruction]) {
+        report.models = models.enumerated().map { n, model in
+            let names = model.images.values.map(\.name).sorted()
+            return ReportModel(folder: Self.modelFolder(n), images: names.count, points3D: model.points3D.count,
+                               firstImage: names.first ?? "", lastImage: names.last ?? "")
+        }
+        guard models.count > 1 else { return }
+        let sizes = report.models.map { "\($0.images) (\($0.folder))" }.joined(separator: ", ")
+        progress?.note("\(models.count) models, images: \(sizes)")
+    }
+
     /// Lists every image of the capture with its status and what is known of it.
-    func describeImages(_ capture: Capture, model: Reconstruction, features: [String: FeatureSet]) {
+    func describeImages(_ capture: Capture, models: [Reconstruction], features: [String: FeatureSet]) {
+        let model = models[0]
+        var modelImages: [String: Set<String>] = [:]
+        for (n, other) in models.enumerated() { modelImages[Self.modelFolder(n)] = Set(other.images.values.map(\.name)) }
         let registered = Set(model.images.values.filter(\.isRegistered).map(\.name))
         let rejected = Dictionary(report.rejectedImages.map { ($0.name, $0.reason) }, uniquingKeysWith: { a, _ in a })
         let names = (capture.images.map(\.name) + capture.rejected.map(\.name)).sorted()
@@ -29,6 +44,9 @@ extension ReconstructionPipeline {
                 entry = ReportImage(name: name, status: "rejected", reason: reason)
             } else if registered.contains(name) {
                 entry = ReportImage(name: name, status: "registered")
+            } else if let other = report.models.dropFirst().first(where: { modelImages[$0.folder]?.contains(name) == true }) {
+                entry = ReportImage(name: name, status: "unregistered",
+                                    reason: "in \(other.folder), a model of \(other.images) images that did not join the largest")
             } else {
                 entry = ReportImage(name: name, status: "unregistered", reason: "too few verified matches to a registered image")
             }

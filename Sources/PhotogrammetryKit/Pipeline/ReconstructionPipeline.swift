@@ -56,9 +56,11 @@ public final class ReconstructionPipeline {
         let turntable = try detectFixedCamera(matching.staticFeatures, usable, masks: masks)
 
         // 4. Sparse reconstruction
-        let model = try timed("sparse") { try reconstructSparse(usable, features, graph, &setup) }
+        let models = try timed("sparse") { try reconstructSparse(usable, features, graph, &setup) }
+        let model = models[0]
         summarize(model, usable: usable)
-        describeImages(capture, model: model, features: Dictionary(uniqueKeysWithValues: zip(usable.images.map(\.name), features)))
+        describeModels(models)
+        describeImages(capture, models: models, features: Dictionary(uniqueKeysWithValues: zip(usable.images.map(\.name), features)))
 
         // 5. Diagnostics
         try timed("diagnostics") {
@@ -68,7 +70,7 @@ public final class ReconstructionPipeline {
 
         // 6. Export of the sparse model, before the dense stage: a failure there leaves it whole.
         try timed("export") {
-            try model.writeColmapText(to: output.appendingPathComponent("sparse", isDirectory: true))
+            try writeModels(models)
         }
 
         // 7. Dense: depth maps and fusion into dense.ply
@@ -187,9 +189,9 @@ public final class ReconstructionPipeline {
         progress?.note("rejected \(name): \(reason)")
     }
 
-    /// Tracks, focal-length initialisation and incremental SfM.
+    /// Tracks, focal-length initialisation and incremental SfM; every model, largest first.
     func reconstructSparse(_ capture: Capture, _ features: [FeatureSet], _ graph: MatchGraph,
-                           _ setup: inout CameraSetup) throws -> Reconstruction {
+                           _ setup: inout CameraSetup) throws -> [Reconstruction] {
         let tracks = TrackSet(graph: graph, keypointCounts: features.map(\.count))
         for (index, camera) in setup.cameras.enumerated() where setup.hasPrior[camera.id] != true {
             let scale = Double(max(camera.width, camera.height))
@@ -215,9 +217,28 @@ public final class ReconstructionPipeline {
                                        colors: features.map(\.colors), cameraHasPrior: setup.hasPrior,
                                        options: mapperOptions)
         mapper.onProgress = { [progress] done, total in progress?.update(stage: "sparse", done: done, total: total) ?? true }
-        var model = try mapper.run()
-        model.removeUnregisteredImages()
-        return model
+        _ = try mapper.run()
+        return mapper.models.map { model in
+            var model = model
+            model.removeUnregisteredImages()
+            return model
+        }
+    }
+
+    /// The output folder of model `n` (0 = the largest): `sparse`, then `sparse-2`, `sparse-3`, ...
+    static func modelFolder(_ n: Int) -> String { n == 0 ? "sparse" : "sparse-\(n + 1)" }
+
+    /// Writes every model as a COLMAP text model and removes the extra models of an earlier run.
+    func writeModels(_ models: [Reconstruction]) throws {
+        for (n, model) in models.enumerated() {
+            try model.writeColmapText(to: output.appendingPathComponent(Self.modelFolder(n), isDirectory: true))
+        }
+        var n = models.count
+        while case let stale = output.appendingPathComponent(Self.modelFolder(n), isDirectory: true),
+              FileManager.default.fileExists(atPath: stale.path) {
+            try FileManager.default.removeItem(at: stale)
+            n += 1
+        }
     }
 
     /// Runs one stage, records its wall time and tells the progress sink.

@@ -38,6 +38,9 @@ public struct Report: Codable, Sendable {
     public var blurFloor: Double?
     /// Every image of the capture with its status, for the per-image table.
     public var images: [ReportImage] = []
+    /// Every model the mapper built, largest first: the first is `sparse/`, the others
+    /// `sparse-2/`, `sparse-3/`, ... (images that joined no model count in none).
+    public var models: [ReportModel] = []
     public var advice: [String] = []
     public var detail: String = "full"
     /// Points in `dense.ply`; nil when the dense stage did not run (`--sparse-only`, `diagnose`).
@@ -57,7 +60,7 @@ public struct Report: Codable, Sendable {
         case upSource = "up_source", coverageSectors = "coverage_sectors"
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
         case blurFloor = "blur_floor", images
-        case advice, detail, densePoints = "dense_points", triangles
+        case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", stages, version
     }
 
@@ -137,5 +140,28 @@ public func writeAtomically(_ data: Data, to url: URL) throws {
     } catch {
         try? FileManager.default.removeItem(at: temporary)
         throw PipelineError.io("\(url.path): cannot write (\(error.localizedDescription))")
+    }
+}
+
+/// One model of the capture: its folder and size.
+public struct ReportModel: Codable, Sendable, Equatable {
+    /// The folder under OUTPUT holding it as a COLMAP text model (`sparse`, `sparse-2`, ...).
+    public var folder: String
+    public var images: Int
+    public var points3D: Int
+    /// The first and last registered image by name, to say which stretch of the capture it is.
+    public var firstImage: String
+    public var lastImage: String
+
+    enum CodingKeys: String, CodingKey {
+        case folder, images, points3D = "points3D", firstImage = "first_image", lastImage = "last_image"
+    }
+
+    public init(folder: String, images: Int, points3D: Int, firstImage: String, lastImage: String) {
+        self.folder = folder
+        self.images = images
+        self.points3D = points3D
+        self.firstImage = firstImage
+        self.lastImage = lastImage
     }
 }

@@ -11,17 +11,39 @@ import Foundation
 /// COLMAP's reconstruction alignment does). A whole model must agree, which a few wrong matches
 /// cannot fake the way they can a single frame's PnP.
 extension IncrementalMapper {
-    /// Merges one detached model into this one, building new ones from leftover images as
-    /// needed. Returns false when no model could be merged.
+    /// Merges one detached model into this one, or two detached models into each other, building
+    /// new ones from leftover images as needed. Returns false when no model could be merged.
     func mergeNextDetachedModel() throws -> Bool {
         // Models built earlier may fit now that this one has grown.
         for (n, model) in detachedModels.enumerated() where try merge(model) {
             detachedModels.remove(at: n)
             return true
         }
+        // Two pieces of the capture that this model cannot reach may still join each other (a
+        // video split twice: the middle stretch links the two ends), and then this one.
+        if try mergeDetachedModelsWithEachOther() { return true }
         while let model = try buildDetachedModel() {
+            trace("detached model of \(model.numRegistered) images: \(model.registrationOrder.sorted())")
             if try merge(model) { return true }
             detachedModels.append(model)
+            if try mergeDetachedModelsWithEachOther() { return true }
+        }
+        return false
+    }
+
+    /// Merges the first pair of detached models that fit, the smaller into the larger, which then
+    /// grows again. Returns whether it did.
+    func mergeDetachedModelsWithEachOther() throws -> Bool {
+        for a in detachedModels.indices {
+            for b in detachedModels.indices where a != b
+                && (detachedModels[a].numRegistered, -a) > (detachedModels[b].numRegistered, -b) {
+                let target = detachedModels[a], source = detachedModels[b]
+                guard try target.merge(source) else { continue }
+                for i in source.registrationOrder { target.allowedImages?[i] = true }
+                detachedModels.remove(at: b)
+                try target.grow()
+                return true
+            }
         }
         return false
     }

@@ -3,8 +3,9 @@
 /// 1. choose an initial pair and triangulate it; 2. repeatedly register the image that sees the
 /// most triangulated tracks (PnP), continue and triangulate tracks, refine locally; 3. refine
 /// globally whenever the model has grown enough; 4. reconstruct the images left over as detached
-/// models and merge each that shares enough tracks, then grow again; 5. at the end retriangulate,
-/// refine and filter.
+/// models (as COLMAP's mapper starts a new model when the first stops growing) and merge any two
+/// that share enough tracks, then grow again; 5. at the end retriangulate, refine and filter
+/// every model; the largest comes first.
 /// Image `i` of the input becomes `ImageID(i + 1)`.
 public final class IncrementalMapper {
     public let options: MapperOptions
@@ -33,6 +34,9 @@ public final class IncrementalMapper {
     var detachedModels: [IncrementalMapper] = []
     /// The model as given, before anything was registered: the start of every detached model.
     let blankModel: Reconstruction
+    /// After ``run()``: every model of at least ``MapperOptions/minModelImages`` images (the
+    /// first always), largest first. Every image is present in each, registered or not.
+    public private(set) var models: [Reconstruction] = []
 
     /// Prepares a mapper.
     /// - Parameters:
@@ -54,7 +58,8 @@ public final class IncrementalMapper {
     /// The number of registered images.
     public var numRegistered: Int { registrationOrder.count }
 
-    /// Runs the whole incremental reconstruction.
+    /// Runs the whole incremental reconstruction and returns its largest model; ``models`` holds
+    /// every model, largest first.
     public func run() throws -> Reconstruction {
         try options.validate()
         guard try initialize() else { throw PipelineError.noInitialPair }
@@ -64,15 +69,26 @@ public final class IncrementalMapper {
             if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
             try grow()
         }
+        try polish()
+        // Models that joined nothing are results too (as COLMAP's mapper writes sparse/1, 2, ...).
+        let kept = detachedModels.filter { $0.numRegistered >= options.minModelImages }
+        for model in kept { try model.polish() }
+        let all = [reconstruction] + kept.map(\.reconstruction)
+        // Largest first; the main model wins a tie, as it was seeded by the best pair.
+        models = all.enumerated()
+            .sorted { ($0.element.registeredImageIDs.count, -$0.offset) > ($1.element.registeredImageIDs.count, -$1.offset) }
+            .map(\.element)
+        return models[0]
+    }
 
-        // Final polish: fill in tracks the thresholds of the growing model left out, then refine.
+    /// Final polish: fill in tracks the thresholds of the growing model left out, then refine.
+    func polish() throws {
         try adjustGlobally()
         completeAndRetriangulate()
         try adjustGlobally()
         filterObservations(ofPoints: Array(reconstruction.points3D.keys))
         try adjustGlobally(filter: false)
         updatePointErrors()
-        return reconstruction
     }
 
     /// Registers images one by one until none can be added.

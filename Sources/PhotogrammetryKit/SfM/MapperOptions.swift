@@ -41,7 +41,9 @@ public struct MapperOptions: Sendable {
     /// Detached models: images the main model could not register are reconstructed on their own
     /// and merged into it when enough of their points are the same tracks. Default true.
     public var mergeDetachedModels = true
-    /// Merging: minimum tracks that the similarity between two models must explain. Default 12.
+    /// Detached models of fewer images are dropped rather than reported as models of their own. Default 3.
+    public var minModelImages = 3
+    /// Merging: minimum tracks that the similarity between two models must explain. Default 6.
     public var mergeMinNumInliers = 6
     /// Merging: minimum share of the shared tracks the similarity explains. Default 0.5.
     public var mergeMinInlierRatio = 0.5
@@ -71,6 +73,7 @@ public struct MapperOptions: Sendable {
         try require(triangulationMaxErrorPx > 0 && filterMaxReprojectionErrorPx > 0, "error thresholds must be positive")
         try require(localBundleNumImages >= 1, "localBundleNumImages must be at least 1")
         try require(globalBundleGrowthRatio > 1, "globalBundleGrowthRatio must exceed 1")
+        try require(minModelImages >= 2, "minModelImages must be at least 2")
         try require(mergeMinNumInliers >= 4, "mergeMinNumInliers must be at least 4")
         try require((0...1).contains(mergeMinInlierRatio), "mergeMinInlierRatio outside 0...1")
         try require(mergeMaxReprojectionErrorPx > 0, "mergeMaxReprojectionErrorPx must be positive")

@@ -56,6 +56,8 @@ public struct Camera: Equatable, Sendable {
 
     /// The mean focal length in pixels.
     public var meanFocalLength: Double { (focalLengths.x + focalLengths.y) / 2 }
+    /// The longer image side in pixels.
+    public var longerSide: Int { max(width, height) }
 
     /// The principal point in pixels.
     public var principalPoint: SIMD2<Double> {

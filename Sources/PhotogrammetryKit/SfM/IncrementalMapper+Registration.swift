@@ -8,7 +8,11 @@ extension IncrementalMapper {
             let n = numTriangulatedCorrespondences(of: i)
             if n >= options.absolutePoseMinNumInliers { scored.append((n, i)) }
         }
-        scored.sort { ($0.count, -$0.image) > ($1.count, -$1.image) }
+        // Near-duplicates last: they add nothing their twins do not, and would crowd local BA.
+        func rank(_ candidate: (count: Int, image: Int)) -> (Int, Int, Int) {
+            (isNearDuplicate[candidate.image] ? 0 : 1, candidate.count, -candidate.image)
+        }
+        scored.sort { rank($0) > rank($1) }
         for (_, i) in scored {
             if try registerImage(i) { return i }
             registrationTrials[i] += 1

@@ -34,6 +34,9 @@ public final class IncrementalMapper {
     var detachedModels: [IncrementalMapper] = []
     /// The model as given, before anything was registered: the start of every detached model.
     let blankModel: Reconstruction
+    /// Frames that repeat an earlier one (``NearDuplicateFrames``): never in the initial pair,
+    /// registered only when no other image can be.
+    let isNearDuplicate: [Bool]
     /// After ``run()``: every model of at least ``MapperOptions/minModelImages`` images (the
     /// first always), largest first. Every image is present in each, registered or not.
     public private(set) var models: [Reconstruction] = []
@@ -53,6 +56,10 @@ public final class IncrementalMapper {
         self.pointOfTrack = Array(repeating: nil, count: tracks.tracks.count)
         self.registrationTrials = Array(repeating: 0, count: graph.numImages)
         self.cameraCalibrated = cameraHasPrior
+        let images = (0..<graph.numImages).map { reconstruction.images[ImageID($0 + 1)]! }
+        self.isNearDuplicate = NearDuplicateFrames.detect(
+            graph: graph, keypoints: images.map(\.points2D),
+            longerSide: images.map { reconstruction.cameras[$0.cameraID]!.longerSide })
     }
 
     /// The number of registered images.
@@ -62,6 +69,7 @@ public final class IncrementalMapper {
     /// every model, largest first.
     public func run() throws -> Reconstruction {
         try options.validate()
+        trace("near-duplicates: \((0..<graph.numImages).filter { isNearDuplicate[$0] })")
         guard try initialize() else { throw PipelineError.noInitialPair }
         if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
         try grow()

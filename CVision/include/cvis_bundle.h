@@ -10,12 +10,14 @@ extern "C" {
 
 /* Camera models, numbered and laid out as COLMAP's (params in this order):
  *   SIMPLE_PINHOLE f, cx, cy          PINHOLE fx, fy, cx, cy
- *   SIMPLE_RADIAL  f, cx, cy, k       RADIAL  f, cx, cy, k1, k2 */
+ *   SIMPLE_RADIAL  f, cx, cy, k       RADIAL  f, cx, cy, k1, k2
+ *   SIMPLE_RADIAL_FISHEYE f, cx, cy, k (equidistant: radius f theta (1 + k theta^2)) */
 typedef enum cvis_camera_model {
   CVIS_SIMPLE_PINHOLE = 0,
   CVIS_PINHOLE = 1,
   CVIS_SIMPLE_RADIAL = 2,
-  CVIS_RADIAL = 3
+  CVIS_RADIAL = 3,
+  CVIS_SIMPLE_RADIAL_FISHEYE = 8
 } cvis_camera_model;
 
 #define CVIS_CAMERA_PARAMS_STRIDE 8  /* doubles reserved per camera in camera_params */

@@ -3,7 +3,7 @@ import PhotogrammetryKit
 
 /// The options `reconstruct` and `diagnose` share, from parsed arguments.
 enum PipelineArguments {
-    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed"]
+    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "camera-model"]
     static let flags: Set<String> = ["room"]
 
     /// Builds pipeline options from what the user typed.
@@ -15,6 +15,13 @@ enum PipelineArguments {
                 throw ArgumentParser.Failure(description: "--intrinsics wants fx,fy,cx,cy (four numbers, fx, fy > 0)")
             }
             options.fixedIntrinsics = k
+        }
+        if let text = parsed["camera-model"] {
+            guard let model = CameraModel(name: text.uppercased()) else {
+                throw ArgumentParser.Failure(description: "--camera-model wants one of "
+                    + CameraModel.allCases.map(\.name).joined(separator: ", "))
+            }
+            options.cameraModel = model
         }
         if let text = parsed["threads"] {
             guard let n = Int(text), n >= 1 else { throw ArgumentParser.Failure(description: "--threads wants a positive integer") }

@@ -7,6 +7,7 @@ let usage = """
 usage:
   photogrammetry reconstruct INPUT OUTPUT [--detail preview|reduced|medium|full|raw] [--room]
                  [--mask mask.json|MASK_DIR|none] [--intrinsics fx,fy,cx,cy] [--sparse-only]
+                 [--camera-model SIMPLE_RADIAL|RADIAL|SIMPLE_RADIAL_FISHEYE|...]
                  [--threads N] [--seed N] [--progress tty|json|none]
   photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]

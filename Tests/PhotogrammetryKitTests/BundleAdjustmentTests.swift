@@ -3,8 +3,9 @@ import CVision
 @testable import PhotogrammetryKit
 
 final class BundleAdjustmentTests: XCTestCase {
-    private func noisyScene(seed: UInt64 = 11) -> SyntheticScene {
+    private func noisyScene(seed: UInt64 = 11, model: CameraModel = .simpleRadial) -> SyntheticScene {
         var options = SyntheticScene.Options()
+        options.model = model
         options.numImages = 12
         options.numPoints = 400
         options.pixelNoise = 0.5
@@ -55,6 +56,22 @@ final class BundleAdjustmentTests: XCTestCase {
         // Constant images are untouched, bit for bit.
         XCTAssertEqual(rec.images[first]!.camFromWorld, scene.reconstruction.images[first]!.camFromWorld)
         XCTAssertEqual(rec.images[second]!.camFromWorld, scene.reconstruction.images[second]!.camFromWorld)
+    }
+
+    func testSelfCalibratingFisheyeConverges() throws {
+        // An equidistant fisheye (f = 350 px on a 1000 px frame, 110° across): focal length and
+        // its k come back from 3 % and 0 off.
+        let scene = noisyScene(model: .simpleRadialFisheye)
+        var rec = perturbed(scene)
+        var options = BundleAdjustmentOptions()
+        options.loss = .trivial
+        let summary = try BundleAdjuster.adjust(&rec, imageIDs: Set(scene.imageIDs.dropFirst(2)),
+                                                constantImageIDs: Set(scene.imageIDs.prefix(2)), options: options)
+        XCTAssertTrue(summary.isUsable)
+        XCTAssertLessThan(summary.finalRMSError, 0.75)
+        let truth = scene.camera.params, refined = rec.cameras[CameraID(1)]!.params
+        XCTAssertEqual(refined[0], truth[0], accuracy: 0.005 * truth[0])
+        XCTAssertEqual(refined[3], truth[3], accuracy: 0.005)
     }
 
     func testFixGaugeHoldsFirstImage() throws {

@@ -7,6 +7,7 @@ final class CameraModelTests: XCTestCase {
         Camera(id: CameraID(2), model: .pinhole, width: 1000, height: 800, params: [800, 820, 510, 390]),
         Camera(id: CameraID(3), model: .simpleRadial, width: 1000, height: 800, params: [800, 500, 400, -0.08]),
         Camera(id: CameraID(4), model: .radial, width: 1000, height: 800, params: [800, 500, 400, -0.1, 0.03]),
+        Camera(id: CameraID(5), model: .simpleRadialFisheye, width: 1000, height: 800, params: [350, 500, 400, 0.05]),
     ]
 
     func testRoundTripAllModels() throws {
@@ -44,6 +45,22 @@ final class CameraModelTests: XCTestCase {
         XCTAssertEqual(pinhole.y, 820 * -0.25 + 390, accuracy: 1e-12)
         let simple = try cameras[0].project(points: [point])[0]
         XCTAssertEqual(simple, SIMD2(900, 200))
+    }
+
+    func testFisheyeHandComputedAndWideRays() throws {
+        // u = 0.5, v = -0.25: r = √0.3125, θ = atan r; radius f θ (1 + k θ²) along (u, v) / r.
+        let point = SIMD3<Double>(1, -0.5, 2)
+        let r = 0.3125.squareRoot(), theta = atan(r), scale = theta / r * (1 + 0.05 * theta * theta)
+        let pixel = try cameras[4].project(points: [point])[0]
+        XCTAssertEqual(pixel.x, 350 * 0.5 * scale + 500, accuracy: 1e-9)
+        XCTAssertEqual(pixel.y, 350 * -0.25 * scale + 400, accuracy: 1e-9)
+        // A ray 70° off the axis (tan 70° = 2.75 in normalised units) stays in a 1000 px frame
+        // and comes back exactly: the field of view no pinhole model could hold.
+        let wide = SIMD3<Double>(tan(70 * Double.pi / 180), 0, 1)
+        let widePixel = try cameras[4].project(points: [wide])[0]
+        XCTAssertLessThan(widePixel.x, 1000)
+        XCTAssertEqual(try cameras[4].unproject(pixels: [widePixel])[0].x, wide.x, accuracy: 1e-9)
+        XCTAssertEqual(cameras[4].normalized(widePixel).x, wide.x, accuracy: 1e-9)
     }
 
     func testBehindCameraIsNaN() throws {

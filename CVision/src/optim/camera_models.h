@@ -1,4 +1,4 @@
-// The four COLMAP camera models as compile-time traits, so the same templated projection serves
+// Five COLMAP camera models as compile-time traits, so the same templated projection serves
 // the Ceres cost functions (with Jets) and the plain-double project/unproject entry points.
 //
 // Every model maps normalised coordinates (u, v) = (X/Z, Y/Z) to pixels exactly as COLMAP does:
@@ -6,8 +6,11 @@
 //   PINHOLE        fx, fy, cx, cy     x = fx u + cx,                 y = fy v + cy
 //   SIMPLE_RADIAL  f, cx, cy, k       x = f u (1 + k r2) + cx        r2 = u^2 + v^2
 //   RADIAL         f, cx, cy, k1, k2  x = f u (1 + k1 r2 + k2 r2^2) + cx
+//   SIMPLE_RADIAL_FISHEYE f, cx, cy, k x = f u (theta / r) (1 + k theta^2) + cx,
+//                                      r = sqrt(r2), theta = atan(r) (equidistant fisheye)
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <vector>
@@ -123,7 +126,62 @@ struct RadialModel {
   }
 };
 
-inline bool IsValidCameraModel(int model) { return model >= 0 && model <= CVIS_RADIAL; }
+// COLMAP's SIMPLE_RADIAL_FISHEYE: the ray at angle theta from the axis lands at radius
+// f theta (1 + k theta^2), so fields of view near and beyond 120 degrees stay finite.
+struct SimpleRadialFisheyeModel {
+  static constexpr int kModel = CVIS_SIMPLE_RADIAL_FISHEYE;
+  static constexpr int kNumParams = 4;
+  static std::vector<int> FocalIndices() { return {0}; }
+  static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
+  static std::vector<int> ExtraIndices() { return {3}; }
+
+  template <typename T>
+  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+    using std::atan;
+    using std::sqrt;
+    const T r2 = u * u + v * v;
+    // theta / r -> 1 at the axis; the series keeps the Jacobian finite there.
+    T scale;
+    if (r2 > T(1e-16)) {
+      const T r = sqrt(r2);
+      const T theta = atan(r);
+      scale = theta / r * (T(1) + params[3] * theta * theta);
+    } else {
+      scale = T(1) - r2 / T(3) + params[3] * r2;
+    }
+    *x = params[0] * u * scale + params[1];
+    *y = params[0] * v * scale + params[2];
+  }
+  static void CamFromImg(const double* params, double x, double y, double* u, double* v) {
+    const double xd = (x - params[1]) / params[0], yd = (y - params[2]) / params[0];
+    const double rd = std::sqrt(xd * xd + yd * yd);
+    if (rd < 1e-12) {
+      *u = xd;
+      *v = yd;
+      return;
+    }
+    // Newton on theta (1 + k theta^2) = rd, from theta = rd; monotonic over any real lens.
+    const double k = params[3];
+    double theta = rd;
+    for (int iteration = 0; iteration < 50; ++iteration) {
+      const double f = theta * (1 + k * theta * theta) - rd;
+      const double df = 1 + 3 * k * theta * theta;
+      if (!(std::fabs(df) > 1e-12)) break;
+      const double step = f / df;
+      theta -= step;
+      if (std::fabs(step) < 1e-14 * (1 + theta)) break;
+    }
+    // Rays at or beyond 90 degrees have no normalised coordinates: clamp just inside.
+    theta = std::min(theta, 1.5607);
+    const double r = std::tan(theta);
+    *u = xd * r / rd;
+    *v = yd * r / rd;
+  }
+};
+
+inline bool IsValidCameraModel(int model) {
+  return (model >= 0 && model <= CVIS_RADIAL) || model == CVIS_SIMPLE_RADIAL_FISHEYE;
+}
 
 // Calls visitor(Model{}) for a runtime model id (validated by the caller; unknown ids map to
 // RADIAL only so the switch is total).
@@ -133,6 +191,7 @@ auto VisitCameraModel(int model, Visitor&& visitor) {
     case CVIS_SIMPLE_PINHOLE: return visitor(SimplePinholeModel{});
     case CVIS_PINHOLE: return visitor(PinholeModel{});
     case CVIS_SIMPLE_RADIAL: return visitor(SimpleRadialModel{});
+    case CVIS_SIMPLE_RADIAL_FISHEYE: return visitor(SimpleRadialFisheyeModel{});
     default: return visitor(RadialModel{});
   }
 }

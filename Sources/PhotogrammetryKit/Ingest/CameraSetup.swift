@@ -34,7 +34,16 @@ public struct CameraSetup: Sendable {
     /// device), else each gets its own. The focal length comes from `fixed`, else EXIF (35 mm
     /// equivalent, else focal length and focal-plane resolution), else 1.2 x the longer side
     /// (COLMAP's guess), which self-calibration then refines.
-    public init(capture: Capture, fixed: FixedIntrinsics?, model: CameraModel = .simpleRadial) {
+    /// Below this focal length (a fraction of the longer side) a lens is taken for a fisheye:
+    /// a rectilinear lens that short would span more than 118° across the longer side, beyond
+    /// the widest phone lenses (ultra-wide: 0.36, which phones correct to rectilinear); action
+    /// cameras and fisheye add-ons live below it and keep their fisheye projection. 0.3.
+    public static let fisheyeFocalFraction = 0.3
+
+    /// - Parameter model: the model to self-calibrate; nil picks SIMPLE_RADIAL, or
+    ///   SIMPLE_RADIAL_FISHEYE for a camera whose EXIF focal length is below
+    ///   ``fisheyeFocalFraction`` of the longer side.
+    public init(capture: Capture, fixed: FixedIntrinsics?, model requested: CameraModel? = nil) {
         let keys = capture.images.map { image -> String in
             "\(image.width)x\(image.height)|\(image.exif.make)|\(image.exif.model)|\(image.exif.focalLengthMM)"
         }
@@ -60,8 +69,10 @@ public struct CameraSetup: Sendable {
             let prior = Self.exifFocalLength(image)
             hasPrior[id] = prior != nil
             let f = prior ?? 1.2 * max(w, h)
+            let model = requested ?? ((prior ?? .infinity) < Self.fisheyeFocalFraction * max(w, h)
+                ? .simpleRadialFisheye : .simpleRadial)
             var params = [f, w / 2, h / 2]
-            if model == .simpleRadial { params.append(0) }
+            if model == .simpleRadial || model == .simpleRadialFisheye { params.append(0) }
             if model == .radial { params += [0, 0] }
             cameras.append(Camera(id: id, model: model, width: image.width, height: image.height, params: params))
         }

@@ -17,8 +17,9 @@ public struct ReconstructionOptions: Sendable {
     public var numThreads = 2
     /// Seed of every randomised step, so runs repeat exactly. Default 0.
     public var seed: UInt64 = 0
-    /// Camera model to self-calibrate when intrinsics are not fixed. Default SIMPLE_RADIAL.
-    public var cameraModel = CameraModel.simpleRadial
+    /// Camera model to self-calibrate when intrinsics are not fixed (`--camera-model`). Default
+    /// nil: SIMPLE_RADIAL, or SIMPLE_RADIAL_FISHEYE for a fisheye-short EXIF focal length.
+    public var cameraModel: CameraModel?
     /// Stage 2.
     public var sift = SIFTOptions()
     /// Stage 2: full resolution for captures of few views.

@@ -10,6 +10,8 @@ public enum CameraModel: Int, Sendable, CaseIterable {
     case simpleRadial = 2
     /// f, cx, cy, k1, k2
     case radial = 3
+    /// f, cx, cy, k: equidistant fisheye, a ray at angle θ from the axis lands at f θ (1 + k θ²)
+    case simpleRadialFisheye = 8
 
     /// The name COLMAP uses in cameras.txt.
     public var name: String {
@@ -18,6 +20,7 @@ public enum CameraModel: Int, Sendable, CaseIterable {
         case .pinhole: return "PINHOLE"
         case .simpleRadial: return "SIMPLE_RADIAL"
         case .radial: return "RADIAL"
+        case .simpleRadialFisheye: return "SIMPLE_RADIAL_FISHEYE"
         }
     }
 
@@ -28,7 +31,16 @@ public enum CameraModel: Int, Sendable, CaseIterable {
     }
 
     /// How many parameters the model has.
-    public var parameterCount: Int { [3, 4, 4, 5][rawValue] }
+    public var parameterCount: Int {
+        switch self {
+        case .simplePinhole: return 3
+        case .pinhole, .simpleRadial, .simpleRadialFisheye: return 4
+        case .radial: return 5
+        }
+    }
+
+    /// Whether the model projects by angle (fisheye) rather than through the image plane.
+    public var isFisheye: Bool { self == .simpleRadialFisheye }
 }
 
 /// Intrinsics shared by one or more images: model, image size and parameters.
@@ -68,7 +80,7 @@ public struct Camera: Equatable, Sendable {
     public var radialDistortion: SIMD2<Double> {
         switch model {
         case .simplePinhole, .pinhole: return .zero
-        case .simpleRadial: return SIMD2(params[3], 0)
+        case .simpleRadial, .simpleRadialFisheye: return SIMD2(params[3], 0)
         case .radial: return SIMD2(params[3], params[4])
         }
     }
@@ -86,7 +98,11 @@ public struct Camera: Equatable, Sendable {
         let u = pointInCamera.x / pointInCamera.z, v = pointInCamera.y / pointInCamera.z
         let k = radialDistortion
         let r2 = u * u + v * v
-        let radial = 1 + k.x * r2 + k.y * r2 * r2
+        var radial = 1 + k.x * r2 + k.y * r2 * r2
+        if model.isFisheye {
+            let r = r2.squareRoot(), theta = atan(r)
+            radial = r2 > 1e-16 ? theta / r * (1 + k.x * theta * theta) : 1 - r2 / 3 + k.x * r2
+        }
         let f = focalLengths, c = principalPoint
         return SIMD2(f.x * u * radial + c.x, f.y * v * radial + c.y)
     }
@@ -96,6 +112,7 @@ public struct Camera: Equatable, Sendable {
         let f = focalLengths, c = principalPoint
         let distorted = SIMD2((pixel.x - c.x) / f.x, (pixel.y - c.y) / f.y)
         let k = radialDistortion
+        if model.isFisheye { return Self.unprojectFisheye(distorted, k: k.x) }
         guard k != .zero else { return distorted }
         // Fixed-point iteration: x = xd / (1 + k1 r^2 + k2 r^4); converges for moderate distortion.
         var x = distorted
@@ -106,5 +123,21 @@ public struct Camera: Equatable, Sendable {
             x = next
         }
         return x
+    }
+}
+
+extension Camera {
+    /// Undistorted normalised coordinates of a distorted fisheye point: Newton on
+    /// θ (1 + k θ²) = r_d, then tan θ along the same direction (clamped just inside 90°).
+    static func unprojectFisheye(_ distorted: SIMD2<Double>, k: Double) -> SIMD2<Double> {
+        let rd = (distorted * distorted).sum().squareRoot()
+        guard rd > 1e-12 else { return distorted }
+        var theta = rd
+        for _ in 0..<50 {
+            let step = (theta * (1 + k * theta * theta) - rd) / (1 + 3 * k * theta * theta)
+            theta -= step
+            if abs(step) < 1e-14 * (1 + theta) { break }
+        }
+        return distorted * (tan(min(theta, 1.5607)) / rd)
     }
 }

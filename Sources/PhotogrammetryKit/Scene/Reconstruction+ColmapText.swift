@@ -319,7 +319,7 @@ enum ColmapTextFile {
     ]
 
     private static let fisheye: Set<String> = [
-        "OPENCV_FISHEYE", "SIMPLE_RADIAL_FISHEYE", "RADIAL_FISHEYE", "THIN_PRISM_FISHEYE",
+        "OPENCV_FISHEYE", "RADIAL_FISHEYE", "THIN_PRISM_FISHEYE",
         "RAD_TAN_THIN_PRISM_FISHEYE", "SIMPLE_FISHEYE", "FISHEYE",
     ]
 
@@ -349,14 +349,14 @@ enum ColmapTextFile {
             }
             guard params.dropFirst(rule.keep).allSatisfy({ $0 == 0 }) else {
                 throw ColmapTextError(file: file, line: number,
-                                      message: "camera model \(name) with non-zero distortion (\(rule.extra)) is not supported; supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL")
+                                      message: "camera model \(name) with non-zero distortion (\(rule.extra)) is not supported; supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, SIMPLE_RADIAL_FISHEYE")
             }
             return Camera(id: CameraID(id), model: rule.model, width: width, height: height,
                           params: Array(params.prefix(rule.keep)))
         }
         let why = fisheye.contains(name) ? " (fisheye projection)" : ""
         throw ColmapTextError(file: file, line: number,
-                              message: "camera model \(name) is not supported\(why); supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL")
+                              message: "camera model \(name) is not supported\(why); supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, SIMPLE_RADIAL_FISHEYE")
     }
 
     static func parseImage(_ line: Substring, at number: Int) throws -> Image {

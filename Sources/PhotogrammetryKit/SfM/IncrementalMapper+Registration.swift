@@ -1,4 +1,9 @@
 extension IncrementalMapper {
+    /// Focal lengths (fractions of the longer side) tried for a camera with no estimate yet:
+    /// from phones' ultra-wide lenses (13 mm equivalent: 0.36) to a 3× telephoto (about 3.0),
+    /// steps of at most 20 % so PnP's inlier count can tell them apart.
+    static let focalLadder = [0.36, 0.42, 0.5, 0.6, 0.7, 0.85, 1.0, 1.2, 1.45, 1.75, 2.1, 2.5, 3.0]
+
     /// Registers the next image: the unregistered one that sees the most triangulated tracks and
     /// whose PnP succeeds. Returns its index, or nil when no image can be added.
     func registerNextImage() throws -> Int? {
@@ -45,7 +50,7 @@ extension IncrementalMapper {
         var camera = self.camera(ofImage: i)
         let calibrated = cameraCalibrated[camera.id] ?? false
         let scale = Double(max(camera.width, camera.height))
-        let focals = calibrated ? [camera.params[0]] : [0.5, 0.7, 0.85, 1.0, 1.2, 1.45, 1.75, 2.1, 2.5, 3.0].map { $0 * scale }
+        let focals = calibrated ? [camera.params[0]] : Self.focalLadder.map { $0 * scale }
         var best: (pose: Rigid3, inliers: [Bool], count: Int, focal: Double)?
         for focal in focals {
             var trial = camera

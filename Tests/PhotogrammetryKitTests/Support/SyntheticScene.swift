@@ -76,6 +76,7 @@ struct SyntheticScene {
         let defaults: [CameraModel: [Double]] = [
             .simplePinhole: [800, 500, 400], .pinhole: [800, 810, 500, 400],
             .simpleRadial: [800, 500, 400, -0.05], .radial: [800, 500, 400, -0.05, 0.01],
+            .simpleRadialFisheye: [350, 500, 400, 0.04],
         ]
         var params = options.params ?? defaults[options.model]!
         if options.params == nil, options.model != .pinhole {

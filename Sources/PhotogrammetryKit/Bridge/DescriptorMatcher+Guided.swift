@@ -1,0 +1,26 @@
+import CVision
+
+extension DescriptorMatcher {
+    /// Matches `first` against `second` among keypoint pairs within `maxErrorPx` of each other's
+    /// epipolar line under `fundamental` (row-major, x2ᵀ F x1 = 0 in pixels): the ratio test and
+    /// mutual check compare only geometric rivals. Ordered by index in `first`.
+    public static func matchGuided(
+        _ first: FeatureSet, _ second: FeatureSet, fundamental: [Double], maxErrorPx: Double,
+        options: MatchOptions = MatchOptions()
+    ) throws -> [FeatureMatch] {
+        try options.validate()
+        guard fundamental.count == 9 else {
+            throw CVisionError(code: .invalidArgument, message: "guided matching needs a 3x3 fundamental matrix")
+        }
+        var cOptions = options.cOptions()
+        let capacity = min(first.count, second.count)
+        guard capacity > 0 else { return [] }
+        var indices = [Int32](repeating: 0, count: 2 * capacity)
+        var found: Int32 = 0
+        try indices.withUnsafeMutableBufferPointer { buffer in
+            try check(cvis_match_features_guided(first.handle, second.handle, fundamental, maxErrorPx, &cOptions,
+                                                 buffer.baseAddress, &found))
+        }
+        return (0..<Int(found)).map { FeatureMatch(indices[2 * $0], indices[2 * $0 + 1]) }
+    }
+}

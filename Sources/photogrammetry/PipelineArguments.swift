@@ -3,7 +3,7 @@ import PhotogrammetryKit
 
 /// The options `reconstruct` and `diagnose` share, from parsed arguments.
 enum PipelineArguments {
-    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed"]
+    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "pairs"]
     static let flags: Set<String> = ["room"]
 
     /// Builds pipeline options from what the user typed.
@@ -23,6 +23,13 @@ enum PipelineArguments {
         if let text = parsed["seed"] {
             guard let seed = UInt64(text) else { throw ArgumentParser.Failure(description: "--seed wants a non-negative integer") }
             options.seed = seed
+        }
+        if let text = parsed["pairs"] {
+            guard let strategy = PairSelectionOptions.Strategy(rawValue: text) else {
+                let names = PairSelectionOptions.Strategy.allCases.map(\.rawValue).joined(separator: "|")
+                throw ArgumentParser.Failure(description: "--pairs must be one of \(names)")
+            }
+            options.matching.pairs.strategy = strategy
         }
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(URL(fileURLWithPath: text)))

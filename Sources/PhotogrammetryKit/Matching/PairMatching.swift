@@ -48,6 +48,7 @@ public enum PairMatching {
         // Keypoint positions once per image, not once per pair.
         let positions = features.map { set in set.keypointPositions() }
         let counter = ProgressCounter(stage: "matching", total: 2 * pairs.count, sink: progress)
+        let start = DispatchTime.now()
 
         let putativeSlots = ResultSlots<[SIMD2<Int32>]>(count: pairs.count)
         parallelFor(pairs.count, threads: threads) { p in
@@ -58,6 +59,7 @@ public enum PairMatching {
         }
         try counter.checkCancelled()
         let putative = putativeSlots.values.map { $0 ?? [] }
+        let putativeSeconds = seconds(since: start)
 
         let staticFeatures = StaticFeatures.detect(
             pairs: pairs, matches: putative, positions: positions,
@@ -74,8 +76,15 @@ public enum PairMatching {
             counter.step()
         }
         try counter.checkCancelled()
-        return Result(graph: MatchGraph(numImages: features.count, edges: slots.values.compactMap { $0 }),
-                      staticFeatures: staticFeatures)
+        let edges = slots.values.compactMap { $0 }
+        progress?.note(String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s",
+                              pairs.count, edges.count, putativeSeconds, seconds(since: start) - putativeSeconds))
+        return Result(graph: MatchGraph(numImages: features.count, edges: edges), staticFeatures: staticFeatures)
+    }
+
+    /// Wall seconds since `start`.
+    static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
     /// Verifies one pair's putative matches; nil when they do not hold up.

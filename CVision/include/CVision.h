@@ -16,6 +16,7 @@
 #include "cvis_core.h"
 #include "cvis_io.h"
 #include "cvis_feature.h"
+#include "cvis_retrieval.h"
 #include "cvis_two_view.h"
 #include "cvis_geometry.h"
 #include "cvis_bundle.h"

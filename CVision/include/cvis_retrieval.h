@@ -1,7 +1,7 @@
 /* Image retrieval within one capture: which images look most alike, from their SIFT descriptors.
  *
- * A vocabulary tree (Nister and Stewenius 2006: hierarchical k-means) is trained on a subsample of
- * the capture's own descriptors; every descriptor of every image is quantised to a word (a leaf)
+ * A vocabulary tree (Nister and Stewenius 2006: hierarchical k-means, here best first: the
+ * largest leaf is split next) is trained on a subsample of the capture's own descriptors; every descriptor of every image is quantised to a word (a leaf)
  * and given a 64-bit Hamming-embedding signature (Jegou, Douze and Schmid 2008: a fixed random
  * orthogonal projection compared against the word's per-dimension medians). Two images are as
  * similar as the descriptors they share within a word and a Hamming distance, weighted by the
@@ -19,10 +19,13 @@ extern "C" {
 #endif
 
 typedef struct cvis_retrieval_options {
-  int32_t branching;                /* default 10: children of every node of the tree */
-  int32_t max_depth;                /* default 6: levels below the root at most */
-  int32_t min_node_size;            /* default 64: a node trained on fewer descriptors stays a
-                                       word (leaf), so each word's medians rest on enough samples */
+  int32_t branching;                /* default 6: children of every node of the tree */
+  int32_t max_depth;                /* default 8: levels below the root at most */
+  int32_t descriptors_per_word;     /* default 128: the tree gets one word per this many of the
+                                       capture's descriptors (a small vocabulary, as Hamming
+                                       embedding tells descriptors of one word apart) */
+  int32_t min_node_size;            /* default 32: a node trained on fewer descriptors is not
+                                       split, so each word's medians rest on enough samples */
   int32_t max_training_descriptors; /* default 250000: training sample, spread evenly over images */
   int32_t kmeans_iterations;        /* default 10 per node */
   int32_t max_hamming_distance;     /* default 24 of 64 bits: signatures further apart do not vote */

@@ -3,7 +3,7 @@ import PhotogrammetryKit
 
 /// The options `reconstruct` and `diagnose` share, from parsed arguments.
 enum PipelineArguments {
-    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "pairs"]
+    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "pairs", "neighbours"]
     static let flags: Set<String> = ["room"]
 
     /// Builds pipeline options from what the user typed.
@@ -30,6 +30,10 @@ enum PipelineArguments {
                 throw ArgumentParser.Failure(description: "--pairs must be one of \(names)")
             }
             options.matching.pairs.strategy = strategy
+        }
+        if let text = parsed["neighbours"] {
+            guard let k = Int(text), k >= 1 else { throw ArgumentParser.Failure(description: "--neighbours wants a positive integer") }
+            options.matching.pairs.retrievalNeighbours = k
         }
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(URL(fileURLWithPath: text)))

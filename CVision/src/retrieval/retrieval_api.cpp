@@ -20,11 +20,11 @@ namespace {
 constexpr int kDim = VocabularyTree::kDim;
 
 cvis_status CheckOptions(const cvis_retrieval_options& o) {
-  if (o.branching < 2 || o.max_depth < 1 || o.min_node_size < 1 || o.max_training_descriptors < 1 ||
+  if (o.branching < 2 || o.max_depth < 1 || o.descriptors_per_word < 1 || o.min_node_size < 1 || o.max_training_descriptors < 1 ||
       o.kmeans_iterations < 1 || o.max_hamming_distance < 0 || o.max_hamming_distance > 64 ||
       !(o.hamming_sigma > 0.0f) || o.num_threads < 1) {
     return Fail(CVIS_INVALID_ARGUMENT,
-                "cvis_retrieval_options: branching >= 2, max_depth >= 1, min_node_size >= 1, "
+                "cvis_retrieval_options: branching >= 2, max_depth >= 1, descriptors_per_word >= 1, min_node_size >= 1, "
                 "max_training_descriptors >= 1, kmeans_iterations >= 1, max_hamming_distance in "
                 "[0, 64], hamming_sigma > 0, num_threads >= 1");
   }
@@ -73,6 +73,9 @@ cvis_status Build(const std::vector<DescriptorBlock>& images, const cvis_retriev
   tree_options.branching = options.branching;
   tree_options.max_depth = options.max_depth;
   tree_options.min_node_size = options.min_node_size;
+  int64_t total = 0;
+  for (const DescriptorBlock& block : images) total += block.count;
+  tree_options.max_words = std::max<int64_t>(1, total / options.descriptors_per_word);
   tree_options.kmeans_iterations = options.kmeans_iterations;
   tree_options.seed = options.seed;
   auto result = std::make_unique<cvis_retrieval_index>();
@@ -93,9 +96,10 @@ cvis_status Build(const std::vector<DescriptorBlock>& images, const cvis_retriev
 
 extern "C" void cvis_retrieval_options_default(cvis_retrieval_options* options) {
   if (options == nullptr) return;
-  options->branching = 10;
-  options->max_depth = 6;
-  options->min_node_size = 64;
+  options->branching = 6;
+  options->max_depth = 8;
+  options->descriptors_per_word = 128;
+  options->min_node_size = 32;
   options->max_training_descriptors = 250000;
   options->kmeans_iterations = 10;
   options->max_hamming_distance = 24;

@@ -1,11 +1,11 @@
-// Hierarchical k-means training and descent. Each node's k-means is OpenCV's (k-means++
-// seeding), with the thread-local generator reset from the seed and the node's index, so the
-// tree does not depend on the order nodes are trained in or on OpenCV's thread count.
+// Hierarchical k-means training (best first: the largest leaf is split next, until the tree has
+// its words) and descent. Each node's k-means is OpenCV's (k-means++ seeding), with the
+// thread-local generator reset from the seed and the node's index, so the tree depends on the
+// seed only, not on OpenCV's thread count.
 #include "vocabulary_tree.h"
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <limits>
 
 #include <opencv2/core.hpp>
@@ -20,64 +20,71 @@ VocabularyTree VocabularyTree::Train(const float* descriptors, int64_t count,
   tree.nodes_.emplace_back();
   tree.centroids_.assign(kDim, 0.0f);
 
-  struct Pending {
+  // Leaves waiting to be split, largest first (ties: the older node), so the tree spends its
+  // words where the descriptors are dense and leaves end up of similar size.
+  struct Leaf {
     int32_t node;
     int32_t depth;
     std::vector<int64_t> members;
   };
-  std::deque<Pending> queue;
+  std::vector<Leaf> leaves;
+  auto larger = [](const Leaf& a, const Leaf& b) {
+    return a.members.size() != b.members.size() ? a.members.size() < b.members.size() : a.node > b.node;
+  };
   std::vector<int64_t> all(size_t(std::max<int64_t>(0, count)));
   for (int64_t i = 0; i < count; ++i) all[size_t(i)] = i;
-  queue.push_back({0, 0, std::move(all)});
+  leaves.push_back({0, 0, std::move(all)});
 
   const int branching = std::max(2, options.branching);
-  while (!queue.empty()) {
-    Pending pending = std::move(queue.front());
-    queue.pop_front();
-    const int64_t size = int64_t(pending.members.size());
-    bool split = pending.depth < options.max_depth && size >= std::max<int64_t>(options.min_node_size, branching);
-    std::vector<std::vector<int64_t>> groups;
-    cv::Mat centers;
-    if (split) {
-      cv::Mat samples(int(size), kDim, CV_32F);
-      for (int64_t r = 0; r < size; ++r) {
-        std::memcpy(samples.ptr<float>(int(r)), descriptors + pending.members[size_t(r)] * kDim,
-                    kDim * sizeof(float));
-      }
-      cv::Mat labels;
-      cv::theRNG().state = SplitMix64::Mix(options.seed ^ (uint64_t(pending.node) * SplitMix64::kGolden)) | 1u;
-      cv::kmeans(samples, branching, labels,
-                 cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS,
-                                  std::max(1, options.kmeans_iterations), 1e-4),
-                 1, cv::KMEANS_PP_CENTERS, centers);
-      groups.resize(size_t(branching));
-      for (int64_t r = 0; r < size; ++r) {
-        groups[size_t(labels.at<int>(int(r)))].push_back(pending.members[size_t(r)]);
-      }
-      // Identical descriptors (or a cluster holding everything) cannot be split further.
-      const int non_empty = int(std::count_if(groups.begin(), groups.end(),
-                                              [](const auto& g) { return !g.empty(); }));
-      split = non_empty >= 2;
-    }
-    if (!split) {
-      tree.nodes_[size_t(pending.node)].word = tree.num_words_++;
-      tree.word_node_.push_back(pending.node);
+  const int64_t min_size = std::max<int64_t>(options.min_node_size, branching);
+  std::vector<Leaf> finished;  // leaves that cannot be split
+  while (!leaves.empty() && int64_t(leaves.size() + finished.size()) < options.max_words) {
+    std::pop_heap(leaves.begin(), leaves.end(), larger);
+    Leaf leaf = std::move(leaves.back());
+    leaves.pop_back();
+    const int64_t size = int64_t(leaf.members.size());
+    if (leaf.depth >= options.max_depth || size < min_size) {
+      finished.push_back(std::move(leaf));
       continue;
     }
-    Node& parent = tree.nodes_[size_t(pending.node)];
-    parent.first_child = int32_t(tree.nodes_.size());
+    cv::Mat samples(int(size), kDim, CV_32F);
+    for (int64_t r = 0; r < size; ++r) {
+      std::memcpy(samples.ptr<float>(int(r)), descriptors + leaf.members[size_t(r)] * kDim, kDim * sizeof(float));
+    }
+    cv::Mat labels, centers;
+    cv::theRNG().state = SplitMix64::Mix(options.seed ^ (uint64_t(leaf.node) * SplitMix64::kGolden)) | 1u;
+    cv::kmeans(samples, branching, labels,
+               cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS,
+                                std::max(1, options.kmeans_iterations), 1e-4),
+               1, cv::KMEANS_PP_CENTERS, centers);
+    std::vector<std::vector<int64_t>> groups(static_cast<size_t>(branching));
+    for (int64_t r = 0; r < size; ++r) groups[size_t(labels.at<int>(int(r)))].push_back(leaf.members[size_t(r)]);
+    // Identical descriptors (or a cluster holding everything) cannot be split further.
+    const int non_empty = int(std::count_if(groups.begin(), groups.end(), [](const auto& g) { return !g.empty(); }));
+    if (non_empty < 2) {
+      finished.push_back(std::move(leaf));
+      continue;
+    }
+    const int32_t first_child = int32_t(tree.nodes_.size());
     for (int c = 0; c < branching; ++c) {
       if (groups[size_t(c)].empty()) continue;
       const int32_t child = int32_t(tree.nodes_.size());
       tree.nodes_.emplace_back();
       tree.centroids_.insert(tree.centroids_.end(), centers.ptr<float>(c), centers.ptr<float>(c) + kDim);
-      tree.depth_ = std::max(tree.depth_, pending.depth + 1);
-      queue.push_back({child, pending.depth + 1, std::move(groups[size_t(c)])});
+      tree.depth_ = std::max(tree.depth_, leaf.depth + 1);
+      leaves.push_back({child, leaf.depth + 1, std::move(groups[size_t(c)])});
+      std::push_heap(leaves.begin(), leaves.end(), larger);
     }
-    tree.nodes_[size_t(pending.node)].num_children = int32_t(tree.nodes_.size()) -
-                                                     tree.nodes_[size_t(pending.node)].first_child;
+    tree.nodes_[size_t(leaf.node)].first_child = first_child;
+    tree.nodes_[size_t(leaf.node)].num_children = int32_t(tree.nodes_.size()) - first_child;
   }
 
+  // Words in node order, so their numbering does not depend on the heap's.
+  for (size_t n = 0; n < tree.nodes_.size(); ++n) {
+    if (tree.nodes_[n].num_children > 0) continue;
+    tree.nodes_[n].word = tree.num_words_++;
+    tree.word_node_.push_back(int32_t(n));
+  }
   tree.norms2_.resize(tree.nodes_.size());
   for (size_t n = 0; n < tree.nodes_.size(); ++n) {
     const float* c = &tree.centroids_[n * kDim];

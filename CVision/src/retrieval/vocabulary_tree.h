@@ -8,9 +8,10 @@
 namespace cvis {
 
 struct VocabularyTreeOptions {
-  int branching = 10;        // children per node
-  int max_depth = 6;         // levels below the root at most
-  int min_node_size = 64;    // fewer training descriptors: the node stays a leaf
+  int branching = 6;        // children per node
+  int max_depth = 8;         // levels below the root at most
+  int min_node_size = 32;    // fewer training descriptors: the node stays a leaf
+  int64_t max_words = 1000;  // leaves are split, largest first, until there are this many
   int kmeans_iterations = 10;
   uint64_t seed = 0;
 };
@@ -19,8 +20,9 @@ class VocabularyTree {
  public:
   static constexpr int kDim = 128;
 
-  // Trains on count rows of kDim floats. Deterministic for a seed (each node's k-means draws
-  // from its own generator state). An empty training set gives a single word.
+  // Trains on count rows of kDim floats: the largest leaf is split by k-means until there are
+  // max_words leaves (or none can be split). Deterministic for a seed (each node's k-means
+  // draws from its own generator state). An empty training set gives a single word.
   static VocabularyTree Train(const float* descriptors, int64_t count,
                               const VocabularyTreeOptions& options);
 

@@ -30,21 +30,63 @@ public struct MatchingOptions: Sendable {
 ///
 /// Three steps: putative matches for every selected pair; static features (a fixed camera over
 /// a turning object) found from those and removed; geometric verification of what is left.
+/// Once poses exist, ``extend(_:pairs:features:calibration:options:threads:progress:)`` matches
+/// further pairs (transitive, spatial) into the same graph.
 public enum PairMatching {
-    /// The stage's outcome: the verified graph and what static-feature detection found.
+    /// The stage's outcome: the verified graph, what static-feature detection found and every
+    /// pair tried so far.
     public struct Result: Sendable {
         public var graph: MatchGraph
         public var staticFeatures: StaticFeatures
+        /// Every pair matched so far, verified or not, as (min, max): a later pass skips them.
+        public var tried: Set<SIMD2<Int32>> = []
+        /// How the first pass chose its pairs.
+        public var strategy: PairSelectionOptions.Strategy = .exhaustive
     }
 
-    /// Matches and verifies pairs in parallel.
+    /// Chooses pairs (``PairSelection``), then matches and verifies them in parallel.
     /// - Parameters:
     ///   - features: per image (all non-nil: callers drop failed images first).
     ///   - calibration: per image, its calibration matrix when the focal length is trusted (E is
     ///     then estimated alongside F), else nil.
     public static func run(features: [FeatureSet], calibration: [Matrix3?], options: MatchingOptions,
                            threads: Int, progress: ProgressSink?) throws -> Result {
-        let pairs = PairSelection.pairs(count: features.count, options: options.pairs)
+        let start = DispatchTime.now()
+        let selection = try PairSelection.select(features: features, options: options.pairs, threads: threads)
+        var how = selection.strategy.rawValue
+        if selection.strategy == .retrieval {
+            how += String(format: " (%d neighbours%@, %.1f s)", options.pairs.retrievalNeighbours,
+                          selection.isSequence ? " + sequential" : "", seconds(since: start))
+        }
+        progress?.note("pairs: \(selection.pairs.count) of \(features.count * (features.count - 1) / 2), \(how)")
+        var result = try match(selection.pairs, features: features, calibration: calibration, staticFeatures: nil,
+                               options: options, threads: threads, progress: progress)
+        result.strategy = selection.strategy
+        return result
+    }
+
+    /// Matches and verifies the pairs of `pairs` not tried before and adds the verified ones to
+    /// the graph; existing edges are kept as they are. Static features are those the first pass
+    /// found (not detected again).
+    public static func extend(_ previous: Result, pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
+                              options: MatchingOptions, threads: Int, progress: ProgressSink?) throws -> Result {
+        var fresh = PairSet()
+        for pair in pairs where !previous.tried.contains(SIMD2(min(pair.x, pair.y), max(pair.x, pair.y))) {
+            fresh.add(Int(pair.x), Int(pair.y))
+        }
+        let added = try match(fresh.pairs, features: features, calibration: calibration,
+                              staticFeatures: previous.staticFeatures, options: options, threads: threads,
+                              progress: progress)
+        var result = previous
+        result.graph.edges += added.graph.edges
+        result.tried.formUnion(added.tried)
+        return result
+    }
+
+    /// Putative matches, static features (detected unless given) and verification of `pairs`.
+    static func match(_ pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
+                      staticFeatures given: StaticFeatures?, options: MatchingOptions,
+                      threads: Int, progress: ProgressSink?) throws -> Result {
         // Keypoint positions once per image, not once per pair.
         let positions = features.map { set in set.keypointPositions() }
         let counter = ProgressCounter(stage: "matching", total: 2 * pairs.count, sink: progress)
@@ -61,7 +103,7 @@ public enum PairMatching {
         let putative = putativeSlots.values.map { $0 ?? [] }
         let putativeSeconds = seconds(since: start)
 
-        let staticFeatures = StaticFeatures.detect(
+        let staticFeatures = given ?? StaticFeatures.detect(
             pairs: pairs, matches: putative, positions: positions,
             imageSizes: features.map { SIMD2($0.imageWidth, $0.imageHeight) }, options: options.staticFeatures)
 
@@ -79,7 +121,8 @@ public enum PairMatching {
         let edges = slots.values.compactMap { $0 }
         progress?.note(String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s",
                               pairs.count, edges.count, putativeSeconds, seconds(since: start) - putativeSeconds))
-        return Result(graph: MatchGraph(numImages: features.count, edges: edges), staticFeatures: staticFeatures)
+        return Result(graph: MatchGraph(numImages: features.count, edges: edges), staticFeatures: staticFeatures,
+                      tried: Set(pairs.map { SIMD2(min($0.x, $0.y), max($0.x, $0.y)) }))
     }
 
     /// Wall seconds since `start`.

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Stage 3 of the pipeline, and a run that stops after it (`photogrammetry match`).
+extension ReconstructionPipeline {
+    /// What a match-only run found: the images, the pairs tried and those verified.
+    public struct MatchingSummary: Codable, Sendable {
+        /// One verified pair: image indices into `images` and the verified match count.
+        public struct Pair: Codable, Sendable {
+            public var first: Int
+            public var second: Int
+            public var matches: Int
+        }
+
+        /// Names of the usable images, in the order the indices refer to.
+        public var images: [String]
+        /// Features of each image.
+        public var features: [Int]
+        /// The strategy that chose the pairs (exhaustive, retrieval, sequential).
+        public var strategy: String
+        /// Every pair matched, as [i, j] with i < j.
+        public var tried: [[Int]]
+        /// The geometrically verified pairs.
+        public var verified: [Pair]
+        /// Stage timings (ingest, features, matching).
+        public var stages: [Report.Stage]
+        /// Retrieval only: each image's 100 most similar images, most similar first.
+        public var ranking: [[Int]]?
+    }
+
+    /// Matches and verifies the pairs of the usable images (stage 3).
+    func matchPairs(_ usable: Capture, _ features: [FeatureSet]) throws -> (CameraSetup, PairMatching.Result) {
+        let setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
+        let calibration = usable.images.indices.map { i -> Matrix3? in
+            let id = setup.cameraOfImage[i]
+            return setup.hasPrior[id] == true ? setup.cameras[id.rawValue - 1].calibrationMatrix : nil
+        }
+        let matching = try timed("matching") {
+            var matchingOptions = options.matching
+            matchingOptions.pairs.walk = matchingOptions.pairs.walk || options.room
+            return try PairMatching.run(features: features, calibration: calibration, options: matchingOptions,
+                                        threads: options.numThreads, progress: progress)
+        }
+        return (setup, matching)
+    }
+
+    /// Runs stages 1-3 only and writes `OUTPUT/matches.json`: for benchmarks of pair selection.
+    @discardableResult
+    public func runMatching() throws -> MatchingSummary {
+        try options.validate()
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
+        let masks = try resolveMasks(capture)
+        let (usable, features) = try extractFeatures(capture, masks: masks)
+        let (_, matching) = try matchPairs(usable, features)
+        var ranking: [[Int]]?
+        if matching.strategy == .retrieval {
+            ranking = try ImageRetrieval(features: features, options: options.matching.pairs.retrieval,
+                                         threads: options.numThreads).nearestNeighbours(count: 100).map { $0.map(\.image) }
+        }
+        var summary = MatchingSummary(
+            images: usable.images.map(\.name), features: features.map(\.count), strategy: matching.strategy.rawValue,
+            tried: matching.tried.sorted { ($0.x, $0.y) < ($1.x, $1.y) }.map { [Int($0.x), Int($0.y)] },
+            verified: matching.graph.edges.map { MatchingSummary.Pair(first: $0.first, second: $0.second, matches: $0.matches.count) },
+            stages: report.stages)
+        summary.ranking = ranking
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try writeAtomically(try encoder.encode(summary), to: output.appendingPathComponent("matches.json"))
+        return summary
+    }
+}

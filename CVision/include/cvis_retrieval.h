@@ -1,13 +1,14 @@
 /* Image retrieval within one capture: which images look most alike, from their SIFT descriptors.
  *
  * A vocabulary tree (Nister and Stewenius 2006: hierarchical k-means, here best first: the
- * largest leaf is split next) is trained on a subsample of the capture's own descriptors; every descriptor of every image is quantised to a word (a leaf)
- * and given a 64-bit Hamming-embedding signature (Jegou, Douze and Schmid 2008: a fixed random
- * orthogonal projection compared against the word's per-dimension medians). Two images are as
- * similar as the descriptors they share within a word and a Hamming distance, weighted by the
- * word's idf squared and by exp(-h^2 / sigma^2), with burstiness normalisation (a descriptor that
- * matches m in the other image counts 1 / sqrt(m)) and the score divided by the square root of
- * both images' self-similarities. Deterministic for a given seed, whatever the thread count. */
+ * largest leaf is split next) is trained on a subsample of the capture's own descriptors; every
+ * descriptor of every image is quantised to a word (a leaf) and given a 64-bit Hamming-embedding
+ * signature (Jegou, Douze and Schmid 2008: a fixed random orthogonal projection compared against
+ * the word's per-dimension medians). Two images are as similar as the descriptors they share
+ * within a word and a Hamming distance, weighted by the word's idf squared (smoothed,
+ * log(1 + N / N_w)) and by exp(-h^2 / sigma^2), with burstiness normalisation (a descriptor that
+ * matches m in the other image counts 1 / sqrt(m)), the score divided by the square root of both
+ * images' self-similarities. Deterministic for a given seed, whatever the thread count. */
 #ifndef CVIS_RETRIEVAL_H
 #define CVIS_RETRIEVAL_H
 

@@ -118,7 +118,9 @@ InvertedIndex::InvertedIndex(const VocabularyTree& tree, const float* training, 
   idf2_.assign(size_t(num_words), 0.0f);
   for (int32_t w = 0; w < num_words; ++w) {
     if (images_with_word[size_t(w)] == 0) continue;
-    const double idf = std::log(double(n) / double(images_with_word[size_t(w)]));
+    // Smoothed, log(1 + N / N_w): a word in every image keeps a small weight (log 2), so a small
+    // capture whose few words all occur everywhere still ranks by its Hamming votes.
+    const double idf = std::log1p(double(n) / double(images_with_word[size_t(w)]));
     idf2_[size_t(w)] = float(idf * idf);
   }
   self_similarity_.assign(size_t(n), 0.0);
@@ -148,7 +150,6 @@ void InvertedIndex::Score(int32_t q, std::vector<float>* scores) const {
   for (int64_t slot = image_offsets_[size_t(q)]; slot < image_offsets_[size_t(q) + 1]; ++slot) {
     const int32_t w = feature_words_[size_t(slot)];
     const float idf2 = idf2_[size_t(w)];
-    if (idf2 <= 0.0f) continue;  // a word in every image tells nothing
     const uint64_t signature = feature_signatures_[size_t(slot)];
     const Entry* entry = &entries_[size_t(word_offsets_[size_t(w)])];
     const Entry* end = &entries_[0] + word_offsets_[size_t(w) + 1];

@@ -55,7 +55,7 @@ class InvertedIndex {
   InvertedIndexOptions options_;
   Eigen::Matrix<float, kBits, kDim> projection_;
   std::vector<float> thresholds_;        // words x kBits medians
-  std::vector<float> idf2_;              // per word: log(N / N_w)^2
+  std::vector<float> idf2_;              // per word: log(1 + N / N_w)^2
   std::vector<int64_t> word_offsets_;    // postings of word w: entries_[word_offsets_[w] ..)
   std::vector<Entry> entries_;           // sorted by word, then image
   std::vector<int64_t> image_offsets_;   // features of image i: [image_offsets_[i] ..)

@@ -32,7 +32,7 @@ public struct PairSelectionOptions: Sendable {
     /// Sequences: also with images 2^k ahead (COLMAP's quadratic overlap), for loop closure. Default true.
     public var quadraticOverlap = true
     /// Retrieval: each image is matched with this many of its most similar images. Default 25.
-    public var retrievalNeighbours = 25
+    public var retrievalNeighbours = 30
     /// Retrieval: the capture counts as a sequence (video, photos taken in order) when at least this
     /// share of consecutive images (by name) retrieve each other among their `retrievalNeighbours`;
     /// sequences also get sequential neighbours and quadratic overlap. Default 0.5 (an unordered

@@ -23,6 +23,8 @@ extension ReconstructionPipeline {
         public var verified: [Pair]
         /// Stage timings (ingest, features, matching).
         public var stages: [Report.Stage]
+        /// CPU seconds (user + system, all threads) of the matching stage.
+        public var matchingCPUSeconds: Double
         /// Retrieval only: each image's 100 most similar images, most similar first.
         public var ranking: [[Int]]?
     }
@@ -51,7 +53,9 @@ extension ReconstructionPipeline {
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
         let masks = try resolveMasks(capture)
         let (usable, features) = try extractFeatures(capture, masks: masks)
+        let cpuBefore = Self.processCPUSeconds()
         let (_, matching) = try matchPairs(usable, features)
+        let cpuSeconds = Self.processCPUSeconds() - cpuBefore
         var ranking: [[Int]]?
         if matching.strategy == .retrieval {
             ranking = try ImageRetrieval(features: features, options: options.matching.pairs.retrieval,
@@ -61,11 +65,19 @@ extension ReconstructionPipeline {
             images: usable.images.map(\.name), features: features.map(\.count), strategy: matching.strategy.rawValue,
             tried: matching.tried.sorted { ($0.x, $0.y) < ($1.x, $1.y) }.map { [Int($0.x), Int($0.y)] },
             verified: matching.graph.edges.map { MatchingSummary.Pair(first: $0.first, second: $0.second, matches: $0.matches.count) },
-            stages: report.stages)
+            stages: report.stages, matchingCPUSeconds: cpuSeconds)
         summary.ranking = ranking
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try writeAtomically(try encoder.encode(summary), to: output.appendingPathComponent("matches.json"))
         return summary
+    }
+
+    /// User + system CPU seconds of this process so far.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }

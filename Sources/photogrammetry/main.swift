@@ -11,7 +11,7 @@ usage:
                  [--pairs auto|exhaustive|retrieval|sequential] [--neighbours K]
   photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]
-  photogrammetry match INPUT OUTPUT [--pairs auto|exhaustive|retrieval|sequential] [same options]
+  photogrammetry match INPUT OUTPUT [--pairs auto|exhaustive|retrieval|sequential] [--transitive] [same options]
                  # stages 1-3 only: OUTPUT/matches.json (pairs tried, verified, timings)
   photogrammetry compare MODEL REFERENCE
   photogrammetry compare-cloud CLOUD_OR_MESH REFERENCE_MESH --sparse MODEL --reference-sparse GT_MODEL --tau T [--region MESH] [--spacing S]

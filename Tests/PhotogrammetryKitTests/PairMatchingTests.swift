@@ -42,6 +42,12 @@ final class PairMatchingTests: XCTestCase {
         XCTAssertEqual(Set(added.map { SIMD2(Int32($0.first), Int32($0.second)) }), Set(transitive))
         XCTAssert(added.allSatisfy { $0.matches.count > 100 }, "crops 180 px apart still share half their view")
 
+        // The second-pass entry point without a model matches the same transitive pairs.
+        let rematched = try PairMatching.rematch(first, reconstruction: nil, features: features, calibration: calibration,
+                                                 options: options, threads: 1, progress: nil)
+        XCTAssertEqual(rematched.tried, second.tried)
+        XCTAssertEqual(rematched.graph.edges.map(\.matches.count), second.graph.edges.map(\.matches.count))
+
         // Nothing new: the graph does not change.
         let third = try PairMatching.extend(second, pairs: transitive, features: features, calibration: calibration,
                                             options: options, threads: 2, progress: nil)

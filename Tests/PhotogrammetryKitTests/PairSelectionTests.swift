@@ -109,6 +109,13 @@ final class PairSelectionTests: XCTestCase {
                        [SIMD2(0, 2), SIMD2(1, 3), SIMD2(1, 4)])
         tried.formUnion([SIMD2(1, 3), SIMD2(1, 4)])
         XCTAssertEqual(PairSelection.transitivePairs(graph: graph, tried: tried), [], "nothing twice")
+
+        // A star around 0 with 100, 50 and 10 matches: candidates 1-2 (support 50), 1-3 and 2-3 (10).
+        let star = MatchGraph(numImages: 4, edges: [edge(0, 1, matches: 100), edge(0, 2, matches: 50), edge(0, 3, matches: 10)])
+        let starTried: Set<SIMD2<Int32>> = [SIMD2(0, 1), SIMD2(0, 2), SIMD2(0, 3)]
+        XCTAssertEqual(PairSelection.transitivePairs(graph: star, tried: starTried), [SIMD2(1, 2), SIMD2(1, 3), SIMD2(2, 3)])
+        XCTAssertEqual(PairSelection.transitivePairs(graph: star, tried: starTried, maxPerImage: 1), [SIMD2(1, 2), SIMD2(1, 3)],
+                       "1 and 2 keep 1-2; 3 keeps the lower of its tied candidates")
     }
 
     func testSpatialPairsOnAHandMadeReconstruction() {

@@ -14,6 +14,8 @@ public struct MatchingOptions: Sendable {
     public var staticFeatures = StaticFeatureOptions()
     /// Fixed-camera test for masked captures, whose masks hide the static background. Default on.
     public var stillBackground = StillBackgroundOptions()
+    /// The second pass, once poses exist (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``).
+    public var rematch = RematchOptions()
 
     public init() {}
 
@@ -23,6 +25,33 @@ public struct MatchingOptions: Sendable {
         try twoView.validate()
         try staticFeatures.validate()
         try stillBackground.validate()
+        try rematch.validate()
+    }
+}
+
+/// Options of the second matching pass: transitive and spatial pairs.
+public struct RematchOptions: Sendable {
+    /// Match transitive pairs (i–j, j–k verified, i–k never tried). Default true.
+    public var transitive = true
+    /// Transitive: edges with fewer verified matches do not link. Default 0 (every edge, as COLMAP).
+    public var transitiveMinMatches = 0
+    /// Transitive: at most this many pairs per image, the best supported first. Default 15, half
+    /// of retrieval's neighbours, so the pass costs at most half the first; on pavilion-outer the
+    /// whole transitive set after retrieval is 2.6 pairs per image and the cap does not bind.
+    public var transitiveMaxPerImage = 15
+    /// Match spatial pairs (registered cameras that frame the same points). Default true.
+    public var spatial = true
+    /// Spatial: which cameras count as neighbours.
+    public var spatialPairs = SpatialPairOptions()
+
+    public init() {}
+
+    /// Throws when a value is out of range.
+    public func validate() throws {
+        guard transitiveMinMatches >= 0, transitiveMaxPerImage >= 1 else {
+            throw PipelineError.invalidOption("rematch: transitiveMinMatches >= 0 and transitiveMaxPerImage >= 1")
+        }
+        try spatialPairs.validate()
     }
 }
 
@@ -81,6 +110,34 @@ public enum PairMatching {
         result.graph.edges += added.graph.edges
         result.tried.formUnion(added.tried)
         return result
+    }
+
+    /// The second pass: transitive pairs of the verified graph and, given a model, spatial pairs of
+    /// its registered cameras, matched and verified into the graph (``extend(_:pairs:features:calibration:options:threads:progress:)``).
+    /// - Parameters:
+    ///   - reconstruction: the first sparse model, its images numbered index + 1 (as the
+    ///     pipeline numbers them); nil for transitive pairs only.
+    public static func rematch(_ previous: Result, reconstruction: Reconstruction?, features: [FeatureSet],
+                               calibration: [Matrix3?], options: MatchingOptions, threads: Int,
+                               progress: ProgressSink?) throws -> Result {
+        var pairs: [SIMD2<Int32>] = []
+        var transitiveCount = 0, spatialCount = 0
+        if options.rematch.transitive {
+            let found = PairSelection.transitivePairs(graph: previous.graph, tried: previous.tried,
+                                                      minMatches: options.rematch.transitiveMinMatches,
+                                                      maxPerImage: options.rematch.transitiveMaxPerImage)
+            transitiveCount = found.count
+            pairs += found
+        }
+        if options.rematch.spatial, let reconstruction {
+            let found = PairSelection.spatialPairs(reconstruction: reconstruction, tried: previous.tried,
+                                                   options: options.rematch.spatialPairs)
+            spatialCount = found.count
+            pairs += found
+        }
+        progress?.note("re-matching: \(transitiveCount) transitive and \(spatialCount) spatial pairs")
+        return try extend(previous, pairs: pairs, features: features, calibration: calibration, options: options,
+                          threads: threads, progress: progress)
     }
 
     /// Putative matches, static features (detected unless given) and verification of `pairs`.

@@ -31,25 +31,40 @@ extension PairSelection {
     ///   - graph: the verified pairs.
     ///   - tried: every pair matched so far, verified or not, as (min, max).
     ///   - minMatches: edges with fewer verified matches do not link (0: every edge does).
+    ///   - maxPerImage: at most this many pairs per image (nil: all), the most promising first:
+    ///     by the sum over common neighbours j of min(matches i–j, matches j–k).
     /// - Returns: the pairs (i, k), i < k, sorted; run it again after matching them to follow
     ///   longer chains.
-    public static func transitivePairs(graph: MatchGraph, tried: Set<SIMD2<Int32>>, minMatches: Int = 0) -> [SIMD2<Int32>] {
-        var neighbours = Array(repeating: [Int](), count: graph.numImages)
-        for edge in graph.edges where edge.matches.count >= minMatches {
-            neighbours[edge.first].append(edge.second)
-            neighbours[edge.second].append(edge.first)
+    public static func transitivePairs(graph: MatchGraph, tried: Set<SIMD2<Int32>>, minMatches: Int = 0,
+                                       maxPerImage: Int? = nil) -> [SIMD2<Int32>] {
+        var neighbours = Array(repeating: [Int: Int](), count: graph.numImages)
+        for edge in graph.edges where edge.matches.count >= minMatches && edge.first != edge.second {
+            neighbours[edge.first][edge.second] = max(neighbours[edge.first][edge.second] ?? 0, edge.matches.count)
+            neighbours[edge.second][edge.first] = max(neighbours[edge.second][edge.first] ?? 0, edge.matches.count)
         }
-        var result = Set<SIMD2<Int32>>()
+        var support = [SIMD2<Int32>: Int]()
         for list in neighbours {
-            let sorted = Array(Set(list)).sorted()
+            let sorted = list.keys.sorted()
             for a in 0..<sorted.count {
                 for b in (a + 1)..<max(a + 1, sorted.count) {
                     let pair = SIMD2(Int32(sorted[a]), Int32(sorted[b]))
-                    if !tried.contains(pair) { result.insert(pair) }
+                    if !tried.contains(pair) { support[pair, default: 0] += min(list[sorted[a]]!, list[sorted[b]]!) }
                 }
             }
         }
-        return result.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+        guard let maxPerImage else { return support.keys.sorted { ($0.x, $0.y) < ($1.x, $1.y) } }
+        // Each image keeps its best candidates; a pair stays when either of its images keeps it.
+        var kept = Set<SIMD2<Int32>>()
+        var byImage = Array(repeating: [(SIMD2<Int32>, Int)](), count: graph.numImages)
+        for (pair, value) in support {
+            byImage[Int(pair.x)].append((pair, value))
+            byImage[Int(pair.y)].append((pair, value))
+        }
+        for list in byImage {
+            let best = list.sorted { ($1.1, $0.0.x, $0.0.y) < ($0.1, $1.0.x, $1.0.y) }.prefix(maxPerImage)
+            kept.formUnion(best.map(\.0))
+        }
+        return kept.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
     }
 
     /// Spatial pairs: registered cameras near each other whose optical axes agree and one of

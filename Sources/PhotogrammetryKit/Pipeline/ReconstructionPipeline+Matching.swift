@@ -19,11 +19,13 @@ extension ReconstructionPipeline {
         public var strategy: String
         /// Every pair matched, as [i, j] with i < j.
         public var tried: [[Int]]
+        /// The pairs of `tried` that the transitive pass added (empty without it).
+        public var rematched: [[Int]] = []
         /// The geometrically verified pairs.
         public var verified: [Pair]
         /// Stage timings (ingest, features, matching).
         public var stages: [Report.Stage]
-        /// CPU seconds (user + system, all threads) of the matching stage.
+        /// CPU seconds (user + system, all threads) of matching (and of the transitive pass).
         public var matchingCPUSeconds: Double
         /// Retrieval only: each image's 100 most similar images, most similar first.
         public var ranking: [[Int]]?
@@ -32,10 +34,7 @@ extension ReconstructionPipeline {
     /// Matches and verifies the pairs of the usable images (stage 3).
     func matchPairs(_ usable: Capture, _ features: [FeatureSet]) throws -> (CameraSetup, PairMatching.Result) {
         let setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
-        let calibration = usable.images.indices.map { i -> Matrix3? in
-            let id = setup.cameraOfImage[i]
-            return setup.hasPrior[id] == true ? setup.cameras[id.rawValue - 1].calibrationMatrix : nil
-        }
+        let calibration = setup.trustedCalibration(imageCount: usable.images.count)
         let matching = try timed("matching") {
             var matchingOptions = options.matching
             matchingOptions.pairs.walk = matchingOptions.pairs.walk || options.room
@@ -46,15 +45,25 @@ extension ReconstructionPipeline {
     }
 
     /// Runs stages 1-3 only and writes `OUTPUT/matches.json`: for benchmarks of pair selection.
+    /// - Parameter transitive: then one transitive pass (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``
+    ///   without a model), whose pairs `rematched` lists.
     @discardableResult
-    public func runMatching() throws -> MatchingSummary {
+    public func runMatching(transitive: Bool = false) throws -> MatchingSummary {
         try options.validate()
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
         let masks = try resolveMasks(capture)
         let (usable, features) = try extractFeatures(capture, masks: masks)
         let cpuBefore = Self.processCPUSeconds()
-        let (_, matching) = try matchPairs(usable, features)
+        let (setup, first) = try matchPairs(usable, features)
+        var matching = first
+        if transitive {
+            let calibration = setup.trustedCalibration(imageCount: usable.images.count)
+            matching = try timed("rematching") {
+                try PairMatching.rematch(first, reconstruction: nil, features: features, calibration: calibration,
+                                         options: options.matching, threads: options.numThreads, progress: progress)
+            }
+        }
         let cpuSeconds = Self.processCPUSeconds() - cpuBefore
         var ranking: [[Int]]?
         if matching.strategy == .retrieval {
@@ -67,6 +76,8 @@ extension ReconstructionPipeline {
             verified: matching.graph.edges.map { MatchingSummary.Pair(first: $0.first, second: $0.second, matches: $0.matches.count) },
             stages: report.stages, matchingCPUSeconds: cpuSeconds)
         summary.ranking = ranking
+        summary.rematched = matching.tried.subtracting(first.tried).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+            .map { [Int($0.x), Int($0.y)] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try writeAtomically(try encoder.encode(summary), to: output.appendingPathComponent("matches.json"))
@@ -79,5 +90,16 @@ extension ReconstructionPipeline {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+extension CameraSetup {
+    /// Per image, its calibration matrix when the focal length is trusted (a prior), else nil:
+    /// what matching verifies E with.
+    func trustedCalibration(imageCount: Int) -> [Matrix3?] {
+        (0..<imageCount).map { i -> Matrix3? in
+            let id = cameraOfImage[i]
+            return hasPrior[id] == true ? cameras[id.rawValue - 1].calibrationMatrix : nil
+        }
     }
 }

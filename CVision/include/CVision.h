@@ -17,6 +17,7 @@
 #include "cvis_io.h"
 #include "cvis_feature.h"
 #include "cvis_guided_matching.h"
+#include "cvis_retrieval.h"
 #include "cvis_two_view.h"
 #include "cvis_geometry.h"
 #include "cvis_bundle.h"

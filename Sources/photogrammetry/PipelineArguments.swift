@@ -3,7 +3,8 @@ import PhotogrammetryKit
 
 /// The options `reconstruct` and `diagnose` share, from parsed arguments.
 enum PipelineArguments {
-    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "camera-model"]
+    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "camera-model",
+                                            "pairs", "neighbours"]
     static let flags: Set<String> = ["room"]
 
     /// Builds pipeline options from what the user typed.
@@ -30,6 +31,17 @@ enum PipelineArguments {
         if let text = parsed["seed"] {
             guard let seed = UInt64(text) else { throw ArgumentParser.Failure(description: "--seed wants a non-negative integer") }
             options.seed = seed
+        }
+        if let text = parsed["pairs"] {
+            guard let strategy = PairSelectionOptions.Strategy(rawValue: text) else {
+                let names = PairSelectionOptions.Strategy.allCases.map(\.rawValue).joined(separator: "|")
+                throw ArgumentParser.Failure(description: "--pairs must be one of \(names)")
+            }
+            options.matching.pairs.strategy = strategy
+        }
+        if let text = parsed["neighbours"] {
+            guard let k = Int(text), k >= 1 else { throw ArgumentParser.Failure(description: "--neighbours wants a positive integer") }
+            options.matching.pairs.retrievalNeighbours = k
         }
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(URL(fileURLWithPath: text)))

@@ -9,8 +9,11 @@ usage:
                  [--mask mask.json|MASK_DIR|none] [--intrinsics fx,fy,cx,cy] [--sparse-only]
                  [--camera-model SIMPLE_RADIAL|RADIAL|SIMPLE_RADIAL_FISHEYE|...]
                  [--threads N] [--seed N] [--progress tty|json|none]
+                 [--pairs auto|exhaustive|retrieval|sequential] [--neighbours K]
   photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]
+  photogrammetry match INPUT OUTPUT [--pairs auto|exhaustive|retrieval|sequential] [--transitive] [same options]
+                 # stages 1-3 only: OUTPUT/matches.json (pairs tried, verified, timings)
   photogrammetry compare MODEL REFERENCE
   photogrammetry compare-cloud CLOUD_OR_MESH REFERENCE_MESH --sparse MODEL --reference-sparse GT_MODEL --tau T [--region MESH] [--spacing S]
   photogrammetry --version
@@ -27,6 +30,7 @@ do {
     switch command {
     case "reconstruct": try ReconstructCommand.run(arguments)
     case "diagnose": try DiagnoseCommand.run(arguments)
+    case "match": try MatchCommand.run(arguments)
     case "compare": try CompareCommand.run(arguments)
     case "compare-cloud": try CompareCloudCommand.run(arguments)
     case "--version", "version": print("photogrammetry 0.1.0")

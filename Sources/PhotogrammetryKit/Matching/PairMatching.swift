@@ -14,6 +14,8 @@ public struct MatchingOptions: Sendable {
     public var staticFeatures = StaticFeatureOptions()
     /// Fixed-camera test for masked captures, whose masks hide the static background. Default on.
     public var stillBackground = StillBackgroundOptions()
+    /// The second pass, once poses exist (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``).
+    public var rematch = RematchOptions()
 
     public init() {}
 
@@ -23,6 +25,33 @@ public struct MatchingOptions: Sendable {
         try twoView.validate()
         try staticFeatures.validate()
         try stillBackground.validate()
+        try rematch.validate()
+    }
+}
+
+/// Options of the second matching pass: transitive and spatial pairs.
+public struct RematchOptions: Sendable {
+    /// Match transitive pairs (i–j, j–k verified, i–k never tried). Default true.
+    public var transitive = true
+    /// Transitive: edges with fewer verified matches do not link. Default 0 (every edge, as COLMAP).
+    public var transitiveMinMatches = 0
+    /// Transitive: at most this many pairs per image, the best supported first. Default 15, half
+    /// of retrieval's neighbours, so the pass costs at most half the first; on pavilion-outer the
+    /// whole transitive set after retrieval is 2.6 pairs per image and the cap does not bind.
+    public var transitiveMaxPerImage = 15
+    /// Match spatial pairs (registered cameras that frame the same points). Default true.
+    public var spatial = true
+    /// Spatial: which cameras count as neighbours.
+    public var spatialPairs = SpatialPairOptions()
+
+    public init() {}
+
+    /// Throws when a value is out of range.
+    public func validate() throws {
+        guard transitiveMinMatches >= 0, transitiveMaxPerImage >= 1 else {
+            throw PipelineError.invalidOption("rematch: transitiveMinMatches >= 0 and transitiveMaxPerImage >= 1")
+        }
+        try spatialPairs.validate()
     }
 }
 
@@ -30,24 +59,95 @@ public struct MatchingOptions: Sendable {
 ///
 /// Three steps: putative matches for every selected pair; static features (a fixed camera over
 /// a turning object) found from those and removed; geometric verification of what is left.
+/// Once poses exist, ``extend(_:pairs:features:calibration:options:threads:progress:)`` matches
+/// further pairs (transitive, spatial) into the same graph.
 public enum PairMatching {
-    /// The stage's outcome: the verified graph and what static-feature detection found.
+    /// The stage's outcome: the verified graph, what static-feature detection found and every
+    /// pair tried so far.
     public struct Result: Sendable {
         public var graph: MatchGraph
         public var staticFeatures: StaticFeatures
+        /// Every pair matched so far, verified or not, as (min, max): a later pass skips them.
+        public var tried: Set<SIMD2<Int32>> = []
+        /// How the first pass chose its pairs.
+        public var strategy: PairSelectionOptions.Strategy = .exhaustive
     }
 
-    /// Matches and verifies pairs in parallel.
+    /// Chooses pairs (``PairSelection``), then matches and verifies them in parallel.
     /// - Parameters:
     ///   - features: per image (all non-nil: callers drop failed images first).
     ///   - calibration: per image, its calibration matrix when the focal length is trusted (E is
     ///     then estimated alongside F), else nil.
     public static func run(features: [FeatureSet], calibration: [Matrix3?], options: MatchingOptions,
                            threads: Int, progress: ProgressSink?) throws -> Result {
-        let pairs = PairSelection.pairs(count: features.count, options: options.pairs)
+        let start = DispatchTime.now()
+        let selection = try PairSelection.select(features: features, options: options.pairs, threads: threads)
+        var how = selection.strategy.rawValue
+        if selection.strategy == .retrieval {
+            how += String(format: " (%d neighbours%@, %.1f s)", options.pairs.retrievalNeighbours,
+                          selection.isSequence ? " + sequential" : "", seconds(since: start))
+        }
+        progress?.note("pairs: \(selection.pairs.count) of \(features.count * (features.count - 1) / 2), \(how)")
+        var result = try match(selection.pairs, features: features, calibration: calibration, staticFeatures: nil,
+                               options: options, threads: threads, progress: progress)
+        result.strategy = selection.strategy
+        return result
+    }
+
+    /// Matches and verifies the pairs of `pairs` not tried before and adds the verified ones to
+    /// the graph; existing edges are kept as they are. Static features are those the first pass
+    /// found (not detected again).
+    public static func extend(_ previous: Result, pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
+                              options: MatchingOptions, threads: Int, progress: ProgressSink?) throws -> Result {
+        var fresh = PairSet()
+        for pair in pairs where !previous.tried.contains(SIMD2(min(pair.x, pair.y), max(pair.x, pair.y))) {
+            fresh.add(Int(pair.x), Int(pair.y))
+        }
+        let added = try match(fresh.pairs, features: features, calibration: calibration,
+                              staticFeatures: previous.staticFeatures, options: options, threads: threads,
+                              progress: progress)
+        var result = previous
+        result.graph.edges += added.graph.edges
+        result.tried.formUnion(added.tried)
+        return result
+    }
+
+    /// The second pass: transitive pairs of the verified graph and, given a model, spatial pairs of
+    /// its registered cameras, matched and verified into the graph (``extend(_:pairs:features:calibration:options:threads:progress:)``).
+    /// - Parameters:
+    ///   - reconstruction: the first sparse model, its images numbered index + 1 (as the
+    ///     pipeline numbers them); nil for transitive pairs only.
+    public static func rematch(_ previous: Result, reconstruction: Reconstruction?, features: [FeatureSet],
+                               calibration: [Matrix3?], options: MatchingOptions, threads: Int,
+                               progress: ProgressSink?) throws -> Result {
+        var pairs: [SIMD2<Int32>] = []
+        var transitiveCount = 0, spatialCount = 0
+        if options.rematch.transitive {
+            let found = PairSelection.transitivePairs(graph: previous.graph, tried: previous.tried,
+                                                      minMatches: options.rematch.transitiveMinMatches,
+                                                      maxPerImage: options.rematch.transitiveMaxPerImage)
+            transitiveCount = found.count
+            pairs += found
+        }
+        if options.rematch.spatial, let reconstruction {
+            let found = PairSelection.spatialPairs(reconstruction: reconstruction, tried: previous.tried,
+                                                   options: options.rematch.spatialPairs)
+            spatialCount = found.count
+            pairs += found
+        }
+        progress?.note("re-matching: \(transitiveCount) transitive and \(spatialCount) spatial pairs")
+        return try extend(previous, pairs: pairs, features: features, calibration: calibration, options: options,
+                          threads: threads, progress: progress)
+    }
+
+    /// Putative matches, static features (detected unless given) and verification of `pairs`.
+    static func match(_ pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
+                      staticFeatures given: StaticFeatures?, options: MatchingOptions,
+                      threads: Int, progress: ProgressSink?) throws -> Result {
         // Keypoint positions once per image, not once per pair.
         let positions = features.map { set in set.keypointPositions() }
         let counter = ProgressCounter(stage: "matching", total: 2 * pairs.count, sink: progress)
+        let start = DispatchTime.now()
 
         let putativeSlots = ResultSlots<[SIMD2<Int32>]>(count: pairs.count)
         parallelFor(pairs.count, threads: threads) { p in
@@ -58,8 +158,9 @@ public enum PairMatching {
         }
         try counter.checkCancelled()
         let putative = putativeSlots.values.map { $0 ?? [] }
+        let putativeSeconds = seconds(since: start)
 
-        let staticFeatures = StaticFeatures.detect(
+        let staticFeatures = given ?? StaticFeatures.detect(
             pairs: pairs, matches: putative, positions: positions,
             imageSizes: features.map { SIMD2($0.imageWidth, $0.imageHeight) }, options: options.staticFeatures)
 
@@ -74,8 +175,16 @@ public enum PairMatching {
             counter.step()
         }
         try counter.checkCancelled()
-        return Result(graph: MatchGraph(numImages: features.count, edges: slots.values.compactMap { $0 }),
-                      staticFeatures: staticFeatures)
+        let edges = slots.values.compactMap { $0 }
+        progress?.note(String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s",
+                              pairs.count, edges.count, putativeSeconds, seconds(since: start) - putativeSeconds))
+        return Result(graph: MatchGraph(numImages: features.count, edges: edges), staticFeatures: staticFeatures,
+                      tried: Set(pairs.map { SIMD2(min($0.x, $0.y), max($0.x, $0.y)) }))
+    }
+
+    /// Wall seconds since `start`.
+    static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
     /// Verifies one pair's putative matches; nil when they do not hold up.

@@ -41,17 +41,8 @@ public final class ReconstructionPipeline {
         let (usable, features) = try extractFeatures(capture, masks: masks)
 
         // 3. Matching and geometric verification
-        var setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
-        let calibration = usable.images.indices.map { i -> Matrix3? in
-            let id = setup.cameraOfImage[i]
-            return setup.hasPrior[id] == true ? setup.cameras[id.rawValue - 1].calibrationMatrix : nil
-        }
-        let matching = try timed("matching") {
-            var matchingOptions = options.matching
-            matchingOptions.pairs.walk = matchingOptions.pairs.walk || options.room
-            return try PairMatching.run(features: features, calibration: calibration, options: matchingOptions,
-                                 threads: options.numThreads, progress: progress)
-        }
+        let (cameraSetup, matching) = try matchPairs(usable, features)
+        var setup = cameraSetup
         let graph = matching.graph
         let turntable = try detectFixedCamera(matching.staticFeatures, usable, masks: masks)
 

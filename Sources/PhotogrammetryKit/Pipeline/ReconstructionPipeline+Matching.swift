@@ -1,0 +1,105 @@
+import Foundation
+
+/// Stage 3 of the pipeline, and a run that stops after it (`photogrammetry match`).
+extension ReconstructionPipeline {
+    /// What a match-only run found: the images, the pairs tried and those verified.
+    public struct MatchingSummary: Codable, Sendable {
+        /// One verified pair: image indices into `images` and the verified match count.
+        public struct Pair: Codable, Sendable {
+            public var first: Int
+            public var second: Int
+            public var matches: Int
+        }
+
+        /// Names of the usable images, in the order the indices refer to.
+        public var images: [String]
+        /// Features of each image.
+        public var features: [Int]
+        /// The strategy that chose the pairs (exhaustive, retrieval, sequential).
+        public var strategy: String
+        /// Every pair matched, as [i, j] with i < j.
+        public var tried: [[Int]]
+        /// The pairs of `tried` that the transitive pass added (empty without it).
+        public var rematched: [[Int]] = []
+        /// The geometrically verified pairs.
+        public var verified: [Pair]
+        /// Stage timings (ingest, features, matching).
+        public var stages: [Report.Stage]
+        /// CPU seconds (user + system, all threads) of matching (and of the transitive pass).
+        public var matchingCPUSeconds: Double
+        /// Retrieval only: each image's 100 most similar images, most similar first.
+        public var ranking: [[Int]]?
+    }
+
+    /// Matches and verifies the pairs of the usable images (stage 3).
+    func matchPairs(_ usable: Capture, _ features: [FeatureSet]) throws -> (CameraSetup, PairMatching.Result) {
+        let setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
+        let calibration = setup.trustedCalibration(imageCount: usable.images.count)
+        let matching = try timed("matching") {
+            var matchingOptions = options.matching
+            matchingOptions.pairs.walk = matchingOptions.pairs.walk || options.room
+            return try PairMatching.run(features: features, calibration: calibration, options: matchingOptions,
+                                        threads: options.numThreads, progress: progress)
+        }
+        return (setup, matching)
+    }
+
+    /// Runs stages 1-3 only and writes `OUTPUT/matches.json`: for benchmarks of pair selection.
+    /// - Parameter transitive: then one transitive pass (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``
+    ///   without a model), whose pairs `rematched` lists.
+    @discardableResult
+    public func runMatching(transitive: Bool = false) throws -> MatchingSummary {
+        try options.validate()
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
+        let masks = try resolveMasks(capture)
+        let (usable, features) = try extractFeatures(capture, masks: masks)
+        let cpuBefore = Self.processCPUSeconds()
+        let (setup, first) = try matchPairs(usable, features)
+        var matching = first
+        if transitive {
+            let calibration = setup.trustedCalibration(imageCount: usable.images.count)
+            matching = try timed("rematching") {
+                try PairMatching.rematch(first, reconstruction: nil, features: features, calibration: calibration,
+                                         options: options.matching, threads: options.numThreads, progress: progress)
+            }
+        }
+        let cpuSeconds = Self.processCPUSeconds() - cpuBefore
+        var ranking: [[Int]]?
+        if matching.strategy == .retrieval {
+            ranking = try ImageRetrieval(features: features, options: options.matching.pairs.retrieval,
+                                         threads: options.numThreads).nearestNeighbours(count: 100).map { $0.map(\.image) }
+        }
+        var summary = MatchingSummary(
+            images: usable.images.map(\.name), features: features.map(\.count), strategy: matching.strategy.rawValue,
+            tried: matching.tried.sorted { ($0.x, $0.y) < ($1.x, $1.y) }.map { [Int($0.x), Int($0.y)] },
+            verified: matching.graph.edges.map { MatchingSummary.Pair(first: $0.first, second: $0.second, matches: $0.matches.count) },
+            stages: report.stages, matchingCPUSeconds: cpuSeconds)
+        summary.ranking = ranking
+        summary.rematched = matching.tried.subtracting(first.tried).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+            .map { [Int($0.x), Int($0.y)] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try writeAtomically(try encoder.encode(summary), to: output.appendingPathComponent("matches.json"))
+        return summary
+    }
+
+    /// User + system CPU seconds of this process so far.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+extension CameraSetup {
+    /// Per image, its calibration matrix when the focal length is trusted (a prior), else nil:
+    /// what matching verifies E with.
+    func trustedCalibration(imageCount: Int) -> [Matrix3?] {
+        (0..<imageCount).map { i -> Matrix3? in
+            let id = cameraOfImage[i]
+            return hasPrior[id] == true ? cameras[id.rawValue - 1].calibrationMatrix : nil
+        }
+    }
+}

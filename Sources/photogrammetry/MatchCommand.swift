@@ -1,0 +1,27 @@
+import Foundation
+import PhotogrammetryKit
+
+/// `photogrammetry match INPUT OUTPUT [--transitive] [options]`: ingest, features and matching
+/// only (and one transitive pass); writes `OUTPUT/matches.json` (the pairs tried, the verified ones
+/// with their match counts, timings).
+enum MatchCommand {
+    static let parser = ArgumentParser(valueOptions: PipelineArguments.valueOptions,
+                                       flags: PipelineArguments.flags.union(["transitive"]))
+
+    static func run(_ arguments: [String]) throws {
+        let parsed = try parser.parse(arguments)
+        guard parsed.positionals.count == 2 else {
+            throw ArgumentParser.Failure(description: "match takes INPUT and OUTPUT")
+        }
+        let options = try PipelineArguments.options(from: parsed)
+        let output = URL(fileURLWithPath: parsed.positionals[1])
+        let pipeline = ReconstructionPipeline(input: URL(fileURLWithPath: parsed.positionals[0]), output: output,
+                                              options: options,
+                                              progress: ProgressPrinter(mode: try PipelineArguments.progressMode(from: parsed)))
+        let summary = try pipeline.runMatching(transitive: parsed.flags.contains("transitive"))
+        let seconds = summary.stages.filter { $0.name == "matching" || $0.name == "rematching" }.reduce(0) { $0 + $1.seconds }
+        print(String(format: "%d images, %d pairs tried (%@), %d verified, matching %.1f s: %@", summary.images.count,
+                     summary.tried.count, summary.strategy, summary.verified.count, seconds,
+                     output.appendingPathComponent("matches.json").path))
+    }
+}

@@ -25,9 +25,30 @@ extension IncrementalMapper {
         for e in order.prefix(options.initMaxCandidatePairs) {
             if let candidate = try evaluateInitialPair(edge: e) { candidates.append(candidate) }
         }
+        trace("initial pair: \(order.count) general-motion edges, candidates (points, angle): "
+              + candidates.prefix(8).map { "\($0.numPoints)/\(Int($0.medianAngleDeg))" }.joined(separator: " "))
+        // Weak texture leaves every pair short of the points a good start has: relax the count
+        // too, down to what PnP needs to register a third image from them.
+        var pointLadder = [options.initMinNumPoints]
+        while let last = pointLadder.last, last / 2 >= options.absolutePoseMinNumInliers { pointLadder.append(last / 2) }
+        if let last = pointLadder.last, last > options.absolutePoseMinNumInliers {
+            pointLadder.append(options.absolutePoseMinNumInliers)
+        }
+        for minPoints in pointLadder {
+            if try initialize(from: candidates, minNumPoints: minPoints) {
+                if minPoints < options.initMinNumPoints { trace("initial pair with only \(minPoints)+ points") }
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Starts from the best candidate with at least `minNumPoints` points, at the strictest
+    /// angle some candidate meets.
+    func initialize(from candidates: [InitialPairCandidate], minNumPoints: Int) throws -> Bool {
         for minAngle in options.initMinTriangulationAnglesDeg {
             let good = candidates.filter {
-                $0.numPoints >= options.initMinNumPoints && $0.medianAngleDeg >= minAngle
+                $0.numPoints >= minNumPoints && $0.medianAngleDeg >= minAngle
             }
             guard let best = good.max(by: { ($0.numPoints, -$0.edge) < ($1.numPoints, -$1.edge) }) else { continue }
             let edge = graph.edges[best.edge]
@@ -36,12 +57,12 @@ extension IncrementalMapper {
             registrationOrder = [edge.first, edge.second]
             trace("init pair \(edge.first) \(edge.second) points \(best.numPoints) angle \(best.medianAngleDeg) allowed \(allowedImages.map { $0.filter { $0 }.count } ?? -1)")
             triangulateTracks(seenBy: edge.second)
-            guard reconstruction.points3D.count >= options.initMinNumPoints / 2 else {
+            guard reconstruction.points3D.count >= minNumPoints / 2 else {
                 resetToEmpty()
                 continue
             }
             try adjustGlobally()
-            if reconstruction.points3D.count >= options.initMinNumPoints / 2 { return true }
+            if reconstruction.points3D.count >= minNumPoints / 2 { return true }
             resetToEmpty()
         }
         return false

@@ -1,6 +1,7 @@
 /// Options of incremental structure from motion; defaults follow COLMAP's where they fit.
 public struct MapperOptions: Sendable {
-    /// Initial pair: minimum number of points it must triangulate. Default 100.
+    /// Initial pair: minimum number of points it must triangulate; halved while no pair has as
+    /// many, down to absolutePoseMinNumInliers (weak texture). Default 100.
     public var initMinNumPoints = 100
     /// Initial pair: triangulation angles (degrees) tried in turn, strictest first. Default 16, 8, 4.
     public var initMinTriangulationAnglesDeg: [Double] = [16, 8, 4]

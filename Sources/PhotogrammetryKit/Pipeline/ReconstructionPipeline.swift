@@ -46,8 +46,12 @@ public final class ReconstructionPipeline {
         let graph = matching.graph
         let turntable = try detectFixedCamera(matching.staticFeatures, usable, masks: masks)
 
-        // 4. Sparse reconstruction
-        let models = try timed("sparse") { try reconstructSparse(usable, features, graph, &setup) }
+        // 4. Sparse reconstruction; when it leaves images out, a second pass matches the pairs
+        //    the first model suggests (transitive, spatial) and reconstructs again with them.
+        var models = try timed("sparse") { try reconstructSparse(usable, features, graph, &setup) }
+        if models[0].registeredImageIDs.count < usable.images.count {
+            models = try reconstructSecondPass(models, matching: matching, setup: cameraSetup, usable, features)
+        }
         let model = models[0]
         summarize(model, usable: usable)
         describeModels(models)
@@ -214,6 +218,29 @@ public final class ReconstructionPipeline {
             model.removeUnregisteredImages()
             return model
         }
+    }
+
+    /// The second pass of stages 3 and 4: transitive and spatial pairs from the first model,
+    /// matched and verified; when they add edges, SfM runs again on the larger graph and wins if
+    /// its largest model holds more images.
+    func reconstructSecondPass(_ first: [Reconstruction], matching: PairMatching.Result, setup: CameraSetup,
+                               _ usable: Capture, _ features: [FeatureSet]) throws -> [Reconstruction] {
+        guard options.matching.rematch.transitive || options.matching.rematch.spatial else { return first }
+        let rematched = try timed("rematching") {
+            try PairMatching.rematch(matching, reconstruction: first[0], features: features,
+                                     calibration: setup.trustedCalibration(imageCount: usable.images.count),
+                                     options: options.matching, threads: options.numThreads, progress: progress)
+        }
+        let added = rematched.graph.edges.count - matching.graph.edges.count
+        guard added > 0 else { return first }
+        var retrySetup = setup
+        let retry = try timed("sparse (second pass)") {
+            try reconstructSparse(usable, features, rematched.graph, &retrySetup)
+        }
+        let better = retry[0].registeredImageIDs.count > first[0].registeredImageIDs.count
+        progress?.note("second pass: \(added) new verified pairs; largest model \(retry[0].registeredImageIDs.count) images "
+                       + "against \(first[0].registeredImageIDs.count)" + (better ? ", kept" : ", first pass kept"))
+        return better ? retry : first
     }
 
     /// The output folder of model `n` (0 = the largest): `sparse`, then `sparse-2`, `sparse-3`, ...

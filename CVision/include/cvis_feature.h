@@ -26,6 +26,9 @@ typedef struct cvis_sift_options {
                                     times its scale (sigma) away: SIFT's descriptor window, 4 x 4
                                     cells of 3 sigma turned to any angle, reaches
                                     3 sigma * sqrt(2) * (4 + 1) / 2 = 10.6 sigma */
+  int32_t affine_max_tilt;       /* default 0 (off): when still below min_features at
+                                    min_contrast_threshold, detect with affine simulations
+                                    (OpenCV's AffineFeature, tilts up to this index) */
 } cvis_sift_options;
 
 void cvis_sift_options_default(cvis_sift_options* options);

@@ -166,6 +166,7 @@ extern "C" void cvis_sift_options_default(cvis_sift_options* options) {
   options->min_features = 0;
   options->min_contrast_threshold = 0.005;
   options->alpha_margin = 3.0 * std::sqrt(2.0) * (4 + 1) / 2;
+  options->affine_max_tilt = 0;
 }
 
 extern "C" cvis_status cvis_extract_features(const char* image_path, const char* mask_path,
@@ -184,6 +185,7 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     if (options.max_features <= 0 || options.max_image_size < 16 ||
         !(options.contrast_threshold > 0) || !(options.edge_threshold > 0) ||
         options.min_features < 0 || !(options.min_contrast_threshold > 0) ||
+        options.affine_max_tilt < 0 || options.affine_max_tilt > 8 ||
         !(options.alpha_margin >= 0)) {
       return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(image_path), ": invalid SIFT options"));
     }
@@ -268,6 +270,20 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
         detection = std::move(low);
         order = std::move(chosen);
         features->contrast_threshold = threshold;
+      }
+    }
+    // Still starved at the floor: affine simulations (ASIFT), when asked for.
+    if (int(order.size()) < options.min_features && options.affine_max_tilt > 0) {
+      cv::Ptr<cv::AffineFeature> asift = cv::AffineFeature::create(
+          cv::SIFT::create(0, kOctaveLayers, options.min_contrast_threshold, options.edge_threshold, 1.6),
+          options.affine_max_tilt);
+      Detection affine;
+      asift->detectAndCompute(gray, detection_mask, affine.keypoints, affine.descriptors);
+      std::vector<int> kept = KeptKeypoints(affine, placement);
+      if (kept.size() > order.size()) {
+        detection = std::move(affine);
+        order = std::move(kept);
+        features->contrast_threshold = options.min_contrast_threshold;
       }
     }
     const std::vector<cv::KeyPoint>& keypoints = detection.keypoints;

@@ -17,6 +17,18 @@ typedef struct cvis_sift_options {
   double edge_threshold;         /* default 10 */
   int32_t root_sift;             /* default 1: L1-normalise then square-root (Arandjelovic 2012) */
   int32_t apply_exif_orientation;/* default 1: keypoints are in the upright image */
+  int32_t min_features;          /* default 0 (no adaptation): when fewer features than this pass
+                                    the masks at contrast_threshold, the threshold is halved
+                                    (down to min_contrast_threshold) until this many do */
+  double min_contrast_threshold; /* default 0.005: the lowest threshold adaptation goes to */
+  double alpha_margin;           /* default 10.6: with an alpha channel, a keypoint is kept only
+                                    when the nearest transparent pixel is more than this many
+                                    times its scale (sigma) away: SIFT's descriptor window, 4 x 4
+                                    cells of 3 sigma turned to any angle, reaches
+                                    3 sigma * sqrt(2) * (4 + 1) / 2 = 10.6 sigma */
+  int32_t affine_max_tilt;       /* default 0 (off): when still below min_features at
+                                    min_contrast_threshold, detect with affine simulations
+                                    (OpenCV's AffineFeature, tilts up to this index) */
 } cvis_sift_options;
 
 void cvis_sift_options_default(cvis_sift_options* options);
@@ -31,7 +43,14 @@ typedef struct cvis_features cvis_features;
 
 /* Decodes the image at image_path and extracts SIFT. Optional masks, both in upright pixels:
  * mask_path, an 8-bit PNG of the same size (255 = keep, resized if the size differs), and
- * keep_rect; a keypoint survives only where every given mask keeps it.
+ * keep_rect; a keypoint survives only where every given mask keeps it. An image with an alpha
+ * channel (PNG) is masked by it too (alpha >= 128 keeps, AND with the others), and no keypoint
+ * whose descriptor window reaches a transparent pixel survives (see alpha_margin): the cut-out's
+ * silhouette against its transparent background moves with the view.
+ * When options->min_features is set and fewer features pass at options->contrast_threshold, the
+ * threshold is halved until that many pass or min_contrast_threshold is reached: the features
+ * of a threshold t are then those of one detection at min_contrast_threshold whose contrast
+ * (OpenCV's response times its 3 octave layers) reaches t, a deterministic subset.
  * CVIS_DECODE_ERROR when the image cannot be decoded (the message says why). */
 cvis_status cvis_extract_features(const char* image_path, const char* mask_path,
                                   const cvis_rect* keep_rect, const cvis_sift_options* options,
@@ -55,6 +74,14 @@ const uint8_t* cvis_features_colors(const cvis_features* features);
  * [0, 1], per pixel) of the grey image at a working size of at most 640 px, inside the keep mask
  * when one was given. Blurred frames score far below their neighbours. */
 double cvis_features_blur_score(const cvis_features* features);
+/* The contrast threshold the features were detected at (options->contrast_threshold, or lower
+ * where adaptation lowered it). */
+double cvis_features_contrast_threshold(const cvis_features* features);
+/* Features that passed the masks at options->contrast_threshold (before adaptation and before
+ * the max_features cut): the image's texture, as SIFT's default threshold sees it. */
+int32_t cvis_features_count_at_base_threshold(const cvis_features* features);
+/* 1 when the image's alpha channel masked it (it had transparent pixels), else 0. */
+int32_t cvis_features_mask_from_alpha(const cvis_features* features);
 
 /* The same score for an 8-bit grey image in memory (row stride in bytes). */
 cvis_status cvis_blur_score_gray(const uint8_t* pixels, int32_t width, int32_t height,

@@ -26,7 +26,7 @@ typedef struct cvis_mvs_view {
  * area-downscaled so that its longer side is at most max_side (never upscaled; 0 = full size).
  * camera_model and camera_params are as in cvis_bundle.h (a model of the upright image of size
  * camera_width x camera_height). Masks as for cvis_extract_features (mask_path and keep_rect may
- * be NULL). Writes the colour image to out_image_path (PNG) and, when out_mask_path is not NULL,
+ * be NULL; an alpha channel masks the image too). Writes the colour image to out_image_path (PNG) and, when out_mask_path is not NULL,
  * an 8-bit mask (255 = keep) that is 0 where a mask drops the pixel or the undistorted pixel
  * falls outside the original image. Both files are written to a temporary name and renamed.
  * Fills out_view's size and intrinsics (its pose is left untouched). */

@@ -10,12 +10,14 @@
 #include "../util/status.h"
 #include "features.h"
 
-// File layout (native little-endian): "CVISFT02", int32 width, height, count, descriptor dim, float blur score,
-// then count x 4 float keypoints, count x 128 byte descriptors, count x 3 byte colours.
+// File layout (native little-endian): "CVISFT03", int32 width, height, count, descriptor dim, float blur score,
+// double contrast threshold, int32 count at the base threshold, int32 flags (bit 0: masked by alpha),
+// then count x 4 float keypoints, count x 128 byte descriptors, count x 3 byte colours. Files of
+// another version are not read (the caller extracts again).
 
 namespace cvis {
 namespace {
-constexpr char kMagic[8] = {'C', 'V', 'I', 'S', 'F', 'T', '0', '2'};
+constexpr char kMagic[8] = {'C', 'V', 'I', 'S', 'F', 'T', '0', '3'};
 }  // namespace
 }  // namespace cvis
 
@@ -35,6 +37,15 @@ extern "C" const uint8_t* cvis_features_colors(const cvis_features* f) {
   return f ? f->colors.data() : nullptr;
 }
 extern "C" double cvis_features_blur_score(const cvis_features* f) { return f ? f->blur_score : 0.0; }
+extern "C" double cvis_features_contrast_threshold(const cvis_features* f) {
+  return f ? f->contrast_threshold : 0.0;
+}
+extern "C" int32_t cvis_features_count_at_base_threshold(const cvis_features* f) {
+  return f ? f->count_at_base_threshold : 0;
+}
+extern "C" int32_t cvis_features_mask_from_alpha(const cvis_features* f) {
+  return f && f->mask_from_alpha ? 1 : 0;
+}
 
 extern "C" cvis_status cvis_features_save(const cvis_features* features, const char* path) {
   using namespace cvis;
@@ -58,8 +69,11 @@ extern "C" cvis_status cvis_features_save(const cvis_features* features, const c
                          &bytes[size_t(i) * cvis_features::kDescriptorDim]);
     }
     const float blur = float(features->blur_score);
+    const double threshold = features->contrast_threshold;
+    const int32_t extra[2] = {features->count_at_base_threshold, features->mask_from_alpha ? 1 : 0};
     bool ok = std::fwrite(kMagic, 1, 8, file) == 8 && std::fwrite(header, 4, 4, file) == 4 &&
-              std::fwrite(&blur, 4, 1, file) == 1;
+              std::fwrite(&blur, 4, 1, file) == 1 && std::fwrite(&threshold, 8, 1, file) == 1 &&
+              std::fwrite(extra, 4, 2, file) == 2;
     ok = ok && std::fwrite(features->keypoints.data(), 4, features->keypoints.size(), file) ==
                    features->keypoints.size();
     ok = ok && std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
@@ -88,8 +102,11 @@ extern "C" cvis_status cvis_features_load(const char* path, cvis_features** out)
     char magic[8];
     int32_t header[4];
     float blur = 0.0f;
+    double threshold = 0.0;
+    int32_t extra[2] = {0, 0};
     if (std::fread(magic, 1, 8, file.get()) != 8 || std::memcmp(magic, kMagic, 8) != 0 ||
         std::fread(header, 4, 4, file.get()) != 4 || std::fread(&blur, 4, 1, file.get()) != 1 ||
+        std::fread(&threshold, 8, 1, file.get()) != 1 || std::fread(extra, 4, 2, file.get()) != 2 ||
         header[0] < 0 || header[1] < 0 ||
         header[2] < 0 || header[3] != cvis_features::kDescriptorDim) {
       return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": not a CVision feature file"));
@@ -98,6 +115,9 @@ extern "C" cvis_status cvis_features_load(const char* path, cvis_features** out)
     features->image_width = header[0];
     features->image_height = header[1];
     features->blur_score = blur;
+    features->contrast_threshold = threshold;
+    features->count_at_base_threshold = extra[0];
+    features->mask_from_alpha = (extra[1] & 1) != 0;
     const size_t count = size_t(header[2]);
     std::vector<uint8_t> bytes(count * cvis_features::kDescriptorDim);
     features->keypoints.resize(count * 4);

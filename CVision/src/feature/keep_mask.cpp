@@ -10,8 +10,23 @@
 
 namespace cvis {
 
+cv::Mat AlphaKeepMask(const cv::Mat& alpha) {
+  if (alpha.empty()) return cv::Mat();
+  cv::Mat keep;
+  cv::threshold(alpha, keep, 127, 255, cv::THRESH_BINARY);
+  const int kept = cv::countNonZero(keep);
+  if (kept == 0 || kept == int(keep.total())) return cv::Mat();
+  return keep;
+}
+
+cv::Mat DistanceToDropped(const cv::Mat& keep) {
+  cv::Mat distance;
+  cv::distanceTransform(keep, distance, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  return distance;
+}
+
 cvis_status BuildKeepMask(const char* mask_path, const cvis_rect* keep_rect, cv::Size size,
-                          cv::Mat* keep) {
+                          cv::Mat* keep, const cv::Mat& alpha_keep) {
   keep->release();
   if (mask_path != nullptr && mask_path[0] != '\0') {
     cv::Mat mask;
@@ -35,6 +50,13 @@ cvis_status BuildKeepMask(const char* mask_path, const cvis_rect* keep_rect, cv:
     cv::Mat rect_mask = cv::Mat::zeros(size, CV_8U);
     if (x1 > x0 && y1 > y0) rect_mask(cv::Rect(x0, y0, x1 - x0, y1 - y0)).setTo(255);
     if (keep->empty()) *keep = rect_mask; else cv::bitwise_and(*keep, rect_mask, *keep);
+  }
+  if (!alpha_keep.empty()) {
+    if (alpha_keep.size() != size) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("alpha mask is ", alpha_keep.cols, "x", alpha_keep.rows,
+                                             ", the image ", size.width, "x", size.height));
+    }
+    if (keep->empty()) *keep = alpha_keep.clone(); else cv::bitwise_and(*keep, alpha_keep, *keep);
   }
   return CVIS_OK;
 }

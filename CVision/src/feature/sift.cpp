@@ -74,6 +74,84 @@ void NormalizeDescriptors(const cv::Mat& raw, bool root_sift, float* out) {
   }
 }
 
+
+// Octave layers of OpenCV's SIFT (its default, Lowe's 3). A keypoint's contrast, the quantity
+// the contrast threshold bounds, is its response times this.
+constexpr int kOctaveLayers = 3;
+
+// One SIFT detection on the grey working image, inside the detection mask (may be empty).
+// OpenCV would cut to nfeatures before masking, and its cut (and its keypoint order, which
+// comes out of parallel loops) is not reproducible among equal responses: we take all and cut
+// ourselves.
+struct Detection {
+  std::vector<cv::KeyPoint> keypoints;
+  cv::Mat descriptors;
+};
+
+Detection Detect(const cv::Mat& gray, const cv::Mat& mask, double contrast_threshold,
+                 double edge_threshold) {
+  cv::Ptr<cv::SIFT> sift = cv::SIFT::create(0, kOctaveLayers, contrast_threshold, edge_threshold, 1.6);
+  Detection detection;
+  sift->detectAndCompute(gray, mask, detection.keypoints, detection.descriptors);
+  return detection;
+}
+
+// Where a detection's keypoints lie in the full-size upright image and which of them to keep.
+struct Placement {
+  cv::Rect region;            // the detection region in full-size pixels
+  double sx = 1.0, sy = 1.0;  // full-size pixels per working pixel
+  const cv::Mat* keep = nullptr;            // full-size keep mask (may be empty)
+  const cvis_rect* keep_rect = nullptr;     // may be null
+  const cv::Mat* alpha_distance = nullptr;  // distance to the nearest transparent pixel (may be empty)
+  double alpha_margin = 0.0;                // in keypoint scales (sigma)
+  int image_cols = 0, image_rows = 0;       // the full-size upright image
+
+  // Full-size position (COLMAP convention: resizing maps centre-aligned coordinates x + 0.5
+  // linearly) and scale (sigma, full-size pixels) of a working-image keypoint.
+  cv::Point2f Position(const cv::KeyPoint& k) const {
+    return cv::Point2f(float(region.x + (k.pt.x + 0.5) * sx), float(region.y + (k.pt.y + 0.5) * sy));
+  }
+  double Sigma(const cv::KeyPoint& k) const { return 0.5 * k.size * 0.5 * (sx + sy); }
+
+  // Whether every mask keeps the keypoint and, with an alpha channel, its descriptor window
+  // stays clear of transparent pixels.
+  bool Keeps(const cv::KeyPoint& k) const {
+    const cv::Point2f p = Position(k);
+    const int px = std::clamp(int(p.x), 0, image_cols - 1);
+    const int py = std::clamp(int(p.y), 0, image_rows - 1);
+    if (!keep->empty() && keep->at<uint8_t>(py, px) == 0) return false;
+    if (keep_rect != nullptr &&
+        (p.x < keep_rect->x || p.x >= keep_rect->x + keep_rect->width ||
+         p.y < keep_rect->y || p.y >= keep_rect->y + keep_rect->height)) {
+      return false;
+    }
+    if (!alpha_distance->empty() && alpha_distance->at<float>(py, px) <= alpha_margin * Sigma(k)) {
+      return false;
+    }
+    return true;
+  }
+};
+
+// Indices of the detection's keypoints the placement keeps.
+std::vector<int> KeptKeypoints(const Detection& detection, const Placement& placement) {
+  std::vector<int> kept;
+  for (size_t i = 0; i < detection.keypoints.size(); ++i) {
+    if (placement.Keeps(detection.keypoints[i])) kept.push_back(int(i));
+  }
+  return kept;
+}
+
+// The keep mask the blur score reads: with an alpha channel, the kept pixels at least two
+// working pixels of the 640 px blur scale from a transparent one, so that the cut-out's sharp
+// silhouette (the matte, not the photo) does not make a blurred frame look sharp.
+cv::Mat BlurKeepMask(const cv::Mat& keep, const cv::Mat& alpha_distance, cv::Size size) {
+  if (alpha_distance.empty()) return keep;
+  const double margin = 2.0 * std::max(1.0, std::max(size.width, size.height) / 640.0);
+  cv::Mat inner = alpha_distance > margin;
+  if (!keep.empty()) cv::bitwise_and(inner, keep, inner);
+  return cv::countNonZero(inner) > 0 ? inner : keep;
+}
+
 }  // namespace
 }  // namespace cvis
 
@@ -85,6 +163,10 @@ extern "C" void cvis_sift_options_default(cvis_sift_options* options) {
   options->edge_threshold = 10.0;
   options->root_sift = 1;
   options->apply_exif_orientation = 1;
+  options->min_features = 0;
+  options->min_contrast_threshold = 0.005;
+  options->alpha_margin = 3.0 * std::sqrt(2.0) * (4 + 1) / 2;
+  options->affine_max_tilt = 0;
 }
 
 extern "C" cvis_status cvis_extract_features(const char* image_path, const char* mask_path,
@@ -101,26 +183,34 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     cvis_sift_options_default(&options);
     if (options_in != nullptr) options = *options_in;
     if (options.max_features <= 0 || options.max_image_size < 16 ||
-        options.contrast_threshold <= 0 || options.edge_threshold <= 0) {
+        !(options.contrast_threshold > 0) || !(options.edge_threshold > 0) ||
+        options.min_features < 0 || !(options.min_contrast_threshold > 0) ||
+        options.affine_max_tilt < 0 || options.affine_max_tilt > 8 ||
+        !(options.alpha_margin >= 0)) {
       return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(image_path), ": invalid SIFT options"));
     }
-    cv::Mat color;
-    if (cvis_status status = DecodeImage(image_path, options.apply_exif_orientation != 0, &color);
+    cv::Mat color, alpha;
+    if (cvis_status status =
+            DecodeImage(image_path, options.apply_exif_orientation != 0, &color, &alpha);
         status != CVIS_OK) {
       return status;
     }
+    const cv::Mat alpha_keep = AlphaKeepMask(alpha);
     cv::Mat keep;
-    if (cvis_status status = BuildKeepMask(mask_path, keep_rect, color.size(), &keep);
+    if (cvis_status status = BuildKeepMask(mask_path, keep_rect, color.size(), &keep, alpha_keep);
         status != CVIS_OK) {
       return status;
     }
+    const cv::Mat alpha_distance = alpha_keep.empty() ? cv::Mat() : DistanceToDropped(alpha_keep);
     auto features = std::make_unique<cvis_features>();
     features->image_width = color.cols;
     features->image_height = color.rows;
+    features->mask_from_alpha = !alpha_keep.empty();
+    features->contrast_threshold = options.contrast_threshold;
     // One grey conversion serves the blur score (whole frame) and SIFT (the mask's region).
     cv::Mat gray_full;
     cv::cvtColor(color, gray_full, cv::COLOR_BGR2GRAY);
-    features->blur_score = BlurScore(gray_full, keep);
+    features->blur_score = BlurScore(gray_full, BlurKeepMask(keep, alpha_distance, color.size()));
     const cv::Rect region = DetectionRegion(keep, color.size());
     if (region.area() == 0) {  // everything masked out
       *out = features.release();
@@ -143,33 +233,61 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     cv::Mat detection_mask;
     if (!keep.empty()) cv::resize(keep(region), detection_mask, gray.size(), 0, 0, cv::INTER_NEAREST);
 
-    // OpenCV would cut to nfeatures before masking, and its cut (and its keypoint order, which
-    // comes out of parallel loops) is not reproducible among equal responses: we cut ourselves.
-    cv::Ptr<cv::SIFT> sift = cv::SIFT::create(0, 3,
-                                              options.contrast_threshold,
-                                              options.edge_threshold, 1.6);
-    std::vector<cv::KeyPoint> keypoints;
-    cv::Mat raw;
-    sift->detectAndCompute(gray, detection_mask, keypoints, raw);
+    Placement placement;
+    placement.region = region;
+    placement.sx = double(region.width) / gray.cols;
+    placement.sy = double(region.height) / gray.rows;
+    placement.keep = &keep;
+    placement.keep_rect = keep_rect;
+    placement.alpha_distance = &alpha_distance;
+    placement.alpha_margin = options.alpha_margin;
+    placement.image_cols = color.cols;
+    placement.image_rows = color.rows;
 
-    // Map to full-size pixels (COLMAP convention: resizing maps centre-aligned coordinates
-    // x + 0.5 linearly), then keep the strongest that every mask keeps.
-    const double sx = double(region.width) / gray.cols, sy = double(region.height) / gray.rows;
-    std::vector<int> order;
-    std::vector<cv::Point2f> full(keypoints.size());
-    for (size_t i = 0; i < keypoints.size(); ++i) {
-      full[i] = cv::Point2f(float(region.x + (keypoints[i].pt.x + 0.5) * sx),
-                            float(region.y + (keypoints[i].pt.y + 0.5) * sy));
-      const int px = std::clamp(int(full[i].x), 0, color.cols - 1);
-      const int py = std::clamp(int(full[i].y), 0, color.rows - 1);
-      if (!keep.empty() && keep.at<uint8_t>(py, px) == 0) continue;
-      if (keep_rect != nullptr &&
-          (full[i].x < keep_rect->x || full[i].x >= keep_rect->x + keep_rect->width ||
-           full[i].y < keep_rect->y || full[i].y >= keep_rect->y + keep_rect->height)) {
-        continue;
+    Detection detection = Detect(gray, detection_mask, options.contrast_threshold, options.edge_threshold);
+    std::vector<int> order = KeptKeypoints(detection, placement);
+    features->count_at_base_threshold = int32_t(order.size());
+    // Too few for registration: halve the threshold until enough pass. One detection at the
+    // floor serves every step (a threshold only removes keypoints of lower contrast).
+    if (int(order.size()) < options.min_features &&
+        options.min_contrast_threshold < options.contrast_threshold) {
+      Detection low = Detect(gray, detection_mask, options.min_contrast_threshold, options.edge_threshold);
+      const std::vector<int> kept = KeptKeypoints(low, placement);
+      auto passing = [&](double threshold) {
+        std::vector<int> out;
+        for (int i : kept) {
+          if (double(low.keypoints[i].response) * kOctaveLayers >= threshold) out.push_back(i);
+        }
+        return out;
+      };
+      double threshold = options.contrast_threshold;
+      std::vector<int> chosen;
+      do {
+        threshold = std::max(0.5 * threshold, options.min_contrast_threshold);
+        chosen = passing(threshold);
+      } while (int(chosen.size()) < options.min_features && threshold > options.min_contrast_threshold);
+      if (chosen.size() > order.size()) {
+        detection = std::move(low);
+        order = std::move(chosen);
+        features->contrast_threshold = threshold;
       }
-      order.push_back(int(i));
     }
+    // Still starved at the floor: affine simulations (ASIFT), when asked for.
+    if (int(order.size()) < options.min_features && options.affine_max_tilt > 0) {
+      cv::Ptr<cv::AffineFeature> asift = cv::AffineFeature::create(
+          cv::SIFT::create(0, kOctaveLayers, options.min_contrast_threshold, options.edge_threshold, 1.6),
+          options.affine_max_tilt);
+      Detection affine;
+      asift->detectAndCompute(gray, detection_mask, affine.keypoints, affine.descriptors);
+      std::vector<int> kept = KeptKeypoints(affine, placement);
+      if (kept.size() > order.size()) {
+        detection = std::move(affine);
+        order = std::move(kept);
+        features->contrast_threshold = options.min_contrast_threshold;
+      }
+    }
+    const std::vector<cv::KeyPoint>& keypoints = detection.keypoints;
+    const cv::Mat& raw = detection.descriptors;
     // A total order (response, then position, size, angle) so that runs are bit-identical.
     std::sort(order.begin(), order.end(), [&](int a, int b) {
       const cv::KeyPoint& ka = keypoints[a];
@@ -186,13 +304,14 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     cv::Mat selected(int(count), raw.cols, CV_32F);
     for (size_t j = 0; j < count; ++j) {
       const int i = order[j];
+      const cv::Point2f p = placement.Position(keypoints[i]);
       float* keypoint = &features->keypoints[j * 4];
-      keypoint[0] = full[i].x;
-      keypoint[1] = full[i].y;
-      keypoint[2] = float(0.5 * keypoints[i].size * 0.5 * (sx + sy));  // sigma, full-size pixels
+      keypoint[0] = p.x;
+      keypoint[1] = p.y;
+      keypoint[2] = float(placement.Sigma(keypoints[i]));  // sigma, full-size pixels
       keypoint[3] = float(keypoints[i].angle * CV_PI / 180.0);
-      const int px = std::clamp(int(full[i].x), 0, color.cols - 1);
-      const int py = std::clamp(int(full[i].y), 0, color.rows - 1);
+      const int px = std::clamp(int(p.x), 0, color.cols - 1);
+      const int py = std::clamp(int(p.y), 0, color.rows - 1);
       const cv::Vec3b bgr = color.at<cv::Vec3b>(py, px);
       features->colors[j * 3 + 0] = bgr[2];
       features->colors[j * 3 + 1] = bgr[1];

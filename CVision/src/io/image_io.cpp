@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "../../include/cvis_io.h"
 #include "../util/status.h"
@@ -77,9 +78,69 @@ cvis_status DecodeColor(const std::string& path, int flags, bool apply_orientati
   return CVIS_OK;
 }
 
+// Whether a file is a PNG that can hold an alpha channel: colour type 4 (grey + alpha), 6 (RGBA)
+// or 3 (palette, whose tRNS chunk may make entries transparent). Reads the IHDR only.
+bool MayHaveAlpha(const std::string& path) {
+  unsigned char head[26];
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;
+  const size_t got = std::fread(head, 1, sizeof(head), file);
+  std::fclose(file);
+  if (got != sizeof(head) || std::memcmp(head, "\x89PNG\r\n\x1a\n", 8) != 0 ||
+      std::memcmp(head + 12, "IHDR", 4) != 0) {
+    return false;
+  }
+  const int color_type = head[25];
+  return color_type == 3 || color_type == 4 || color_type == 6;
+}
+
+// Decodes a PNG that may have alpha as stored (IMREAD_UNCHANGED: depth and channels kept, no
+// orientation applied) and splits it into 8-bit BGR and alpha. For 8-bit files the colour is
+// what IMREAD_COLOR gives (libpng strips the alpha either way); OpenCV expands grey + alpha and
+// palettes with transparency to four channels.
+cvis_status DecodeWithAlpha(const std::string& path, bool apply_orientation, cv::Mat* image,
+                            cv::Mat* alpha) {
+  if (cvis_status status = CheckReadable(path); status != CVIS_OK) return status;
+  cv::Mat decoded = cv::imread(path, cv::IMREAD_UNCHANGED);
+  if (decoded.empty()) {
+    return Fail(CVIS_DECODE_ERROR,
+                Str(BaseName(path), ": not a decodable image", DecodeHint(path)));
+  }
+  if (decoded.depth() == CV_16U) decoded.convertTo(decoded, CV_8U, 1.0 / 257.0);
+  alpha->release();
+  cv::Mat color;
+  switch (decoded.channels()) {
+    case 1: cv::cvtColor(decoded, color, cv::COLOR_GRAY2BGR); break;
+    case 2: {
+      cv::Mat planes[2];
+      cv::split(decoded, planes);
+      cv::cvtColor(planes[0], color, cv::COLOR_GRAY2BGR);
+      *alpha = planes[1];
+      break;
+    }
+    case 4:
+      cv::cvtColor(decoded, color, cv::COLOR_BGRA2BGR);
+      cv::extractChannel(decoded, *alpha, 3);
+      break;
+    default: color = decoded; break;
+  }
+  if (apply_orientation) {
+    const int orientation = ReadExifOrientation(path);
+    color = ApplyExifOrientation(color, orientation);
+    if (!alpha->empty()) *alpha = ApplyExifOrientation(*alpha, orientation);
+  }
+  *image = color;
+  return CVIS_OK;
+}
+
 }  // namespace
 
-cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image) {
+cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image,
+                        cv::Mat* alpha) {
+  if (alpha != nullptr) {
+    if (MayHaveAlpha(path)) return DecodeWithAlpha(path, apply_orientation, image, alpha);
+    alpha->release();
+  }
   return DecodeColor(path, cv::IMREAD_COLOR, apply_orientation, image);
 }
 

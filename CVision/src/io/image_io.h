@@ -24,8 +24,11 @@ inline bool OrientationSwapsAxes(int orientation) { return orientation >= 5 && o
 
 // Decodes path as 8-bit BGR (grey images are replicated), upright when apply_orientation.
 // Returns CVIS_IO_ERROR for an unreadable file and CVIS_DECODE_ERROR for an undecodable one,
-// with the message set.
-cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image);
+// with the message set. When alpha is given it receives the image's alpha channel as 8-bit
+// (upright like the image; 16-bit alpha is scaled), or an empty Mat when the image has none:
+// PNGs of colour type grey+alpha, RGBA, or a palette with transparency carry one.
+cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image,
+                        cv::Mat* alpha = nullptr);
 
 // Decodes path upright like DecodeImage, letting a JPEG skip detail a caller will throw away:
 // libjpeg scales in the DCT domain by the largest of 1/2, 1/4, 1/8 that keeps the longer side at

@@ -69,8 +69,8 @@ extern "C" cvis_status cvis_mvs_undistort_image(const char* image_path, const ch
                   Str("cvis_mvs_undistort_image: camera size ", camera_width, "x", camera_height,
                       " or max_side ", max_side, " out of range"));
     }
-    cv::Mat image;
-    if (cvis_status s = DecodeImage(image_path, true, &image); s != CVIS_OK) return s;
+    cv::Mat image, alpha;
+    if (cvis_status s = DecodeImage(image_path, true, &image, &alpha); s != CVIS_OK) return s;
     // The model describes the upright image at camera size; an image stored at another
     // resolution of the same shape is taken at its own size with the intrinsics scaled.
     const double sx = double(image.cols) / camera_width, sy = double(image.rows) / camera_height;
@@ -95,7 +95,9 @@ extern "C" cvis_status cvis_mvs_undistort_image(const char* image_path, const ch
       return Fail(CVIS_INVALID_ARGUMENT, "cvis_mvs_undistort_image: focal length must be > 0");
     }
     cv::Mat keep;
-    if (cvis_status s = BuildKeepMask(mask_path, keep_rect, image.size(), &keep); s != CVIS_OK) {
+    // The image's alpha channel masks it too, as it masks its features.
+    if (cvis_status s = BuildKeepMask(mask_path, keep_rect, image.size(), &keep, AlphaKeepMask(alpha));
+        s != CVIS_OK) {
       return s;
     }
     // Output pixel centre -> normalised pinhole coordinates -> distorted source position, in

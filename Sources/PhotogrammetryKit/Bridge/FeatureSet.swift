@@ -14,10 +14,46 @@ public struct SIFTOptions: Sendable, Equatable {
     public var contrastThreshold: Double = 0.04
     /// Detector edge threshold (principal curvature ratio). Default 10.
     public var edgeThreshold: Double = 10
+    /// Features an image should have; when fewer pass the masks at ``contrastThreshold``, the
+    /// threshold is halved (down to ``minContrastThreshold``) until this many do. 0 turns the
+    /// adaptation off. Default ``SIFTOptions/workingFeatureCount``.
+    public var minFeatures: Int = SIFTOptions.workingFeatureCount
+    /// The lowest contrast threshold adaptation goes to. Default 0.005, an eighth of the default
+    /// (three halvings): per scale layer that is a DoG contrast of 0.005 / 3 of the intensity
+    /// range, 0.4 grey levels of an 8-bit image; lower thresholds accept extrema smaller than the
+    /// image's own quantisation (on a smoothed render, 0.0025 adds 12 % more features and
+    /// 0.00125 76 %: noise, not texture).
+    public var minContrastThreshold: Double = 0.005
+    /// With an alpha channel, a keypoint is kept only when the nearest transparent pixel is more
+    /// than this many times its scale (sigma) away. Default 10.6: SIFT's descriptor window is
+    /// 4 x 4 cells of 3 sigma, with interpolation half a cell more on each side, turned to any
+    /// angle: a radius of 3 sigma * sqrt(2) * (4 + 1) / 2.
+    public var alphaMargin: Double = 3 * 2.0.squareRoot() * (4 + 1) / 2
+    /// Frames still below ``minFeatures`` at ``minContrastThreshold`` are detected again with
+    /// affine simulations (OpenCV's `AffineFeature`, ASIFT) up to this tilt index. Default 0: off.
+    ///
+    /// Measured on a 48-view ring of a smoothed synthetic-orbit (122 features per frame at 0.04;
+    /// 15 frames still starved at 0.005): between neighbours ASIFT gives 3 to 7 times the
+    /// verified matches, but in the pipeline the frames it rescues do not grow steadily with the
+    /// tilts (39 of 48 registered without it, 39 / 45 / 37 with tilt index 1 / 2 / 3) at 4 to 10
+    /// times the run time (about 18 s without, 79 / 101 / 183 s with), and keeping only its
+    /// strongest 1000 or 2000 features loses the ring (33 registered).
+    public var affineMaxTilt: Int = 0
     /// RootSIFT descriptors (L1-normalise then square root). Default true.
     public var rootSIFT: Bool = true
     /// Keypoints in the upright image (EXIF orientation applied). Default true.
     public var applyEXIFOrientation: Bool = true
+
+    /// Features a frame needs to take part in a reconstruction: 500.
+    ///
+    /// The initial pair must triangulate ``MapperOptions/initMinNumPoints`` (100) points, and a
+    /// frame shares about a fifth of its features as 3D points with its best neighbour: the
+    /// median share is 0.20 on synthetic-orbit (masked, textured) and 0.19 on a smoothed
+    /// synthetic-orbit at contrast 0.005 (0.51 on templeRing), so 100 / 0.2 = 500. Registration
+    /// asks less: 30 PnP inliers at the share of the worst tenth of frames (0.10) is 300.
+    /// Well-textured captures stay above it (fewest features per frame at 0.04: templeRing 597,
+    /// synthetic-orbit 555 inside its masks, turntable-temple 630), so adaptation leaves them alone.
+    public static let workingFeatureCount = 500
 
     /// Creates the default options.
     public init() {}
@@ -30,9 +66,14 @@ public struct SIFTOptions: Sendable, Equatable {
         guard maxImageSize >= 16, maxImageSize <= Int(Int32.max) else {
             throw CVisionError(code: .invalidArgument, message: "SIFTOptions.maxImageSize must be >= 16")
         }
-        guard contrastThreshold > 0, edgeThreshold > 0 else {
+        guard contrastThreshold > 0, edgeThreshold > 0, minContrastThreshold > 0 else {
             throw CVisionError(
                 code: .invalidArgument, message: "SIFTOptions thresholds must be > 0")
+        }
+        guard minFeatures >= 0, minFeatures <= Int(Int32.max), alphaMargin >= 0, (0...8).contains(affineMaxTilt) else {
+            throw CVisionError(
+                code: .invalidArgument,
+                message: "SIFTOptions.minFeatures and alphaMargin must be >= 0, affineMaxTilt in 0...8")
         }
     }
 
@@ -40,7 +81,9 @@ public struct SIFTOptions: Sendable, Equatable {
         cvis_sift_options(
             max_features: Int32(maxFeatures), max_image_size: Int32(maxImageSize),
             contrast_threshold: contrastThreshold, edge_threshold: edgeThreshold,
-            root_sift: rootSIFT ? 1 : 0, apply_exif_orientation: applyEXIFOrientation ? 1 : 0)
+            root_sift: rootSIFT ? 1 : 0, apply_exif_orientation: applyEXIFOrientation ? 1 : 0,
+            min_features: Int32(minFeatures), min_contrast_threshold: minContrastThreshold,
+            alpha_margin: alphaMargin, affine_max_tilt: Int32(affineMaxTilt))
     }
 }
 
@@ -115,8 +158,20 @@ public final class FeatureSet: @unchecked Sendable {
         return (0..<n).map { SIMD4(base[4 * $0], base[4 * $0 + 1], base[4 * $0 + 2], base[4 * $0 + 3]) }
     }
 
-    /// Sharpness of the image: gradient energy at a working size of 640 px, inside the masks.
+    /// Sharpness of the image: gradient energy at a working size of 640 px, inside the masks
+    /// (with an alpha channel, away from the cut-out's edge).
     public var blurScore: Double { cvis_features_blur_score(handle) }
+
+    /// The contrast threshold the features were detected at: the options' threshold, or lower
+    /// where the image had too few features at it (see ``SIFTOptions/minFeatures``).
+    public var contrastThreshold: Double { cvis_features_contrast_threshold(handle) }
+
+    /// Features that passed the masks at the options' contrast threshold, before adaptation and
+    /// before the ``SIFTOptions/maxFeatures`` cut: the image's texture as SIFT's default sees it.
+    public var countAtBaseThreshold: Int { Int(cvis_features_count_at_base_threshold(handle)) }
+
+    /// Whether the image's alpha channel masked it (it has transparent pixels).
+    public var maskFromAlpha: Bool { cvis_features_mask_from_alpha(handle) != 0 }
 
     /// The blur score of an 8-bit grey image in memory, as ``blurScore`` measures it.
     public static func blurScore(gray pixels: [UInt8], width: Int, height: Int) throws -> Double {

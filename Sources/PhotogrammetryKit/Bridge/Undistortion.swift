@@ -17,8 +17,9 @@ public enum Undistortion {
     ///   - camera: The image's camera (model of the upright image at `camera.width x height`).
     ///   - maxSide: The longest side of the output in pixels; 0 keeps the full size.
     ///   - outputImage: Where the colour PNG goes (written to a temporary name, then renamed).
-    ///   - outputMask: Where the mask PNG goes, if wanted: 255 where every given mask keeps the
-    ///     pixel and it falls inside the original image, else 0.
+    ///   - outputMask: Where the mask PNG goes, if wanted: 255 where every given mask (and the
+    ///     image's alpha channel, when it has one: alpha >= 128) keeps the pixel and it falls
+    ///     inside the original image, else 0.
     /// - Returns: The view's size and intrinsics; its pose is the identity (the caller sets it).
     /// - Throws: ``CVisionError`` naming the file that cannot be read, decoded or written.
     public static func undistort(

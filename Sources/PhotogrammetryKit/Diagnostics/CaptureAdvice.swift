@@ -9,7 +9,7 @@ import Foundation
 /// and the advice agree.
 public enum CaptureAdvice {
     /// A frame with fewer features than this fraction of the registered frames' median is
-    /// called textureless rather than disconnected. 0.3.
+    /// called textureless rather than disconnected (besides the absolute working count). 0.3.
     static let lowTextureFraction = 0.3
 
     /// Advice lines for `report`, worst problem first; one "good capture" line when nothing fails.
@@ -55,20 +55,39 @@ public enum CaptureAdvice {
         return advice
     }
 
+    /// The fix for a surface without texture.
+    static let textureFix = "texture the surface (a light dusting of spray or powder, markers or stickers, a patterned "
+        + "background or mat under it), or scan it with a depth sensor"
+
     /// Why frames did not align: too little texture, or too little overlap with the rest.
+    ///
+    /// A frame is plain when its features at the default contrast fall below the working count
+    /// (absolute) or below ``lowTextureFraction`` of the registered frames' median (relative).
+    /// When the median frame is plain (``TextureSummary/verdict`` "low"), the surface itself
+    /// lacks texture: the advice says so with the figure, and asks for texture, not for more
+    /// photos between frames that are already close.
     static func alignmentAdvice(_ report: Report) -> [String] {
         let unregistered = report.images.filter { $0.status == "unregistered" }
         guard !unregistered.isEmpty else { return [] }
-        let registeredFeatures = report.images.filter { $0.status == "registered" }.compactMap(\.features).sorted()
+        let texture = report.texture ?? TextureSummary.measure(report.images)
+        let working = texture?.workingFeatures ?? SIFTOptions.workingFeatureCount
+        let registeredFeatures = report.images.filter { $0.status == "registered" }.compactMap(\.textureFeatures).sorted()
         let typical = registeredFeatures.isEmpty ? 0 : registeredFeatures[registeredFeatures.count / 2]
-        let plain = unregistered.filter { Double($0.features ?? 0) < lowTextureFraction * Double(typical) }
+        let plain = unregistered.filter { entry in
+            let count = entry.textureFeatures ?? 0
+            return count < working || Double(count) < lowTextureFraction * Double(typical)
+        }
         let isolated = unregistered.filter { entry in !plain.contains { $0.name == entry.name } }
         let severity = report.alignmentRatio < CaptureVerdict.minAlignmentRatio
             ? String(format: "Low alignment (%.0f%%): ", 100 * report.alignmentRatio) : "Alignment: "
         var lines: [String] = []
-        if !plain.isEmpty {
-            lines.append(severity + "\(frames(plain.map(\.name))) found too little texture (under \(Int(lowTextureFraction * 100))% "
-                + "of the typical \(typical) features); put a patterned mat or props near plain surfaces, or add light.")
+        if let texture, texture.verdict == "low", !plain.isEmpty {
+            lines.append(severity + "the surface lacks texture: \(texture.figure); \(frames(plain.map(\.name))) "
+                + "did not align. More photos will not help; \(textureFix).")
+        } else if !plain.isEmpty {
+            lines.append(severity + "\(frames(plain.map(\.name))) found too little texture (under \(working) features, "
+                + "or under \(Int(lowTextureFraction * 100))% of the typical \(typical)); put a patterned mat or props near "
+                + "plain surfaces, or add light.")
         }
         if !isolated.isEmpty {
             lines.append((plain.isEmpty ? severity : "Overlap: ") + "\(frames(isolated.map(\.name))) did not connect to the rest; "

@@ -61,6 +61,7 @@ public enum CaptureDiagnosis {
         } else {
             report.angularMeasuresNote = "fewer than three registered cameras in a usable layout: no angular measures"
         }
+        report.texture = TextureSummary.measure(report.images)
         report.advice = CaptureAdvice.advise(report, largestGapDeg: geometry?.largestGapDeg,
                                              meanElevationDeg: geometry.map { $0.elevationDeg.reduce(0, +) / Double(max(1, $0.elevationDeg.count)) })
     }

@@ -76,6 +76,11 @@ public enum ReportHTML {
         facts.append(("3D points", "\(ReportFormat.count(report.points3D))"
             + (report.points3D > 0 ? " <span class=\"aside\">(mean track \(ReportFormat.fixed(report.meanTrackLength, 1)))</span>" : ""),
             false))
+        if let texture = report.texture, texture.verdict == "low" {
+            facts.append(("Texture", "\(ReportFormat.count(texture.medianFeatures)) features per frame (median, default contrast) "
+                + "<span class=\"aside\">(a frame needs about \(ReportFormat.count(texture.workingFeatures)))</span>", true))
+        }
+        if let masks = report.masks { facts.append(("Masks", escape(masks), false)) }
         if report.captureKind == "turntable" || report.staticFeaturesDiscarded > 0 {
             facts.append(("Static features discarded", ReportFormat.count(report.staticFeaturesDiscarded), false))
         }

@@ -37,6 +37,10 @@ public enum ReportSummary {
         if let points = report.densePoints {
             lines.append(row("dense", "\(ReportFormat.count(points)) points (\(report.detail) detail)"))
         }
+        if let texture = report.texture, texture.verdict == "low" {
+            lines.append(row("texture", "low: median \(ReportFormat.count(texture.medianFeatures)) features per frame at the "
+                + "default contrast, a frame needs about \(ReportFormat.count(texture.workingFeatures))"))
+        }
         if report.staticFeaturesDiscarded > 0 {
             lines.append(row("static", "\(ReportFormat.count(report.staticFeaturesDiscarded)) "
                 + "background features discarded"))

@@ -6,6 +6,15 @@ public enum FeatureExtraction {
     public struct Result {
         public var features: [FeatureSet?]
         public var failures: [(index: Int, reason: String)]
+
+        /// Images whose alpha channel masked them.
+        public var alphaMaskedCount: Int { features.compactMap { $0 }.filter(\.maskFromAlpha).count }
+
+        /// Where the masks came from, for the report: the given or discovered source, the images'
+        /// alpha channels, or both (combined with AND); nil without masks.
+        public func maskSummary(_ source: MaskSource?) -> String? {
+            MaskSource.describe(source, alphaImages: alphaMaskedCount)
+        }
     }
 
     /// Extracts features for each image of the capture.
@@ -52,7 +61,20 @@ public enum FeatureExtraction {
                 failures.append((i, "not processed"))
             }
         }
-        return Result(features: features, failures: failures)
+        let result = Result(features: features, failures: failures)
+        if result.alphaMaskedCount > 0 {
+            progress?.note("masks: alpha channel of \(result.alphaMaskedCount) image\(result.alphaMaskedCount == 1 ? "" : "s")")
+        }
+        if let note = adaptationNote(features.compactMap { $0 }, options: options) { progress?.note(note) }
+        return result
+    }
+
+    /// One line on the frames whose contrast threshold was lowered, nil when none was.
+    static func adaptationNote(_ sets: [FeatureSet], options: SIFTOptions) -> String? {
+        let lowered = sets.filter { $0.contrastThreshold < options.contrastThreshold }
+        guard !lowered.isEmpty, let median = lowered.map(\.contrastThreshold).median() else { return nil }
+        return String(format: "features: %d of %d images had fewer than %d at contrast %g; threshold lowered (median %g)",
+                      lowered.count, sets.count, options.minFeatures, options.contrastThreshold, median)
     }
 
     /// A flat cache file name for an image, from its name (which may hold folders), and the

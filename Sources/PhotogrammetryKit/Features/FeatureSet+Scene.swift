@@ -15,5 +15,6 @@ extension SIFTOptions {
     /// A short name for these options, so checkpoints made with other options are not reused.
     var cacheKey: String {
         "\(maxFeatures)-\(maxImageSize)-\(contrastThreshold)-\(edgeThreshold)-\(rootSIFT ? 1 : 0)-\(applyEXIFOrientation ? 1 : 0)"
+            + "-\(minFeatures)-\(minContrastThreshold)-\(alphaMargin)-\(affineMaxTilt)"
     }
 }

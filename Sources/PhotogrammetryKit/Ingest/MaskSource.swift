@@ -100,6 +100,16 @@ public enum MaskSource: Sendable, Equatable {
         }
     }
 
+    /// Says where a run's masks come from: `source` (given or discovered) and the alpha channel of
+    /// `alphaImages` images (RGBA cut-outs mask themselves; both apply, with AND), e.g.
+    /// "alpha channel of 100 images"; nil when there are no masks at all.
+    public static func describe(_ source: MaskSource?, alphaImages: Int) -> String? {
+        var parts: [String] = []
+        if let source { parts.append(source.summary) }
+        if alphaImages > 0 { parts.append("alpha channel of \(alphaImages) image\(alphaImages == 1 ? "" : "s")") }
+        return parts.isEmpty ? nil : parts.joined(separator: " and ")
+    }
+
     /// Says what it is, for the terminal.
     public var summary: String {
         switch self {

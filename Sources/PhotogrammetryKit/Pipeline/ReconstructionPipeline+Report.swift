@@ -53,6 +53,8 @@ extension ReconstructionPipeline {
             if let set = features[name] {
                 entry.features = set.count
                 entry.blurScore = set.blurScore
+                entry.contrastThreshold = set.contrastThreshold
+                entry.featuresAtDefaultContrast = set.countAtBaseThreshold
             }
             return entry
         }

@@ -101,6 +101,7 @@ public final class ReconstructionPipeline {
                                       threads: options.numThreads, cacheDirectory: try cacheDirectory(cacheKey),
                                       progress: progress)
         }
+        report.masks = extraction.maskSummary(masks)
         var candidates: [(CaptureImage, FeatureSet)] = []
         for (i, image) in capture.images.enumerated() {
             if let set = extraction.features[i] {

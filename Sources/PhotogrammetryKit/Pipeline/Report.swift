@@ -36,6 +36,10 @@ public struct Report: Codable, Sendable {
     public var turntableEvidence: String?
     /// Blur scores below this were rejected (relative to the capture's median score).
     public var blurFloor: Double?
+    /// Where the masks came from, e.g. "alpha channel of 100 images"; nil without masks.
+    public var masks: String?
+    /// Whether the frames have the texture registration needs (set by the diagnosis).
+    public var texture: TextureSummary?
     /// Every image of the capture with its status, for the per-image table.
     public var images: [ReportImage] = []
     /// Every model the mapper built, largest first: the first is `sparse/`, the others
@@ -59,7 +63,7 @@ public struct Report: Codable, Sendable {
         case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
         case upSource = "up_source", coverageSectors = "coverage_sectors"
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
-        case blurFloor = "blur_floor", images
+        case blurFloor = "blur_floor", masks, texture, images
         case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", stages, version
     }
@@ -74,7 +78,8 @@ public struct Report: Codable, Sendable {
         // JSONEncoder omits nil optionals; the schema wants the keys present as null.
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
-                    "coverage_sectors", "turntable_evidence", "blur_floor", "dense_points", "triangles", "texture_size"]
+                    "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
+                    "texture_size"]
             where object[key] == nil {
             object[key] = NSNull()
         }
@@ -96,6 +101,11 @@ public struct ReportImage: Codable, Sendable {
     public var features: Int?
     /// Gradient energy of the downscaled grey image: higher is sharper.
     public var blurScore: Double?
+    /// The SIFT contrast threshold its features were detected at (lowered from 0.04 when the
+    /// frame had too few features there).
+    public var contrastThreshold: Double?
+    /// Features at the default contrast threshold (before adaptation): the frame's texture.
+    public var featuresAtDefaultContrast: Int?
     /// Camera azimuth and elevation about the object centre, degrees (orbit and turntable).
     public var azimuthDeg: Double?
     public var elevationDeg: Double?
@@ -110,8 +120,34 @@ public struct ReportImage: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, status, reason, features, blurScore = "blur_score", azimuthDeg = "azimuth_deg"
+        case name, status, reason, features, blurScore = "blur_score", contrastThreshold = "contrast_threshold"
+        case featuresAtDefaultContrast = "features_at_default_contrast", azimuthDeg = "azimuth_deg"
         case elevationDeg = "elevation_deg", centerTop = "center_top", directionTop = "direction_top"
+    }
+}
+
+/// Texture as registration needs it: features per frame at SIFT's default contrast threshold
+/// against what a frame needs (``SIFTOptions/workingFeatureCount``).
+public struct TextureSummary: Codable, Sendable, Equatable {
+    /// Median over the usable frames of their features at the default contrast threshold.
+    public var medianFeatures: Int
+    /// Features a frame needs to register.
+    public var workingFeatures: Int
+    /// Frames below the working count at the default threshold.
+    public var starvedFrames: Int
+    /// "textured", or "low" when the median frame is below the working count.
+    public var verdict: String
+
+    public init(medianFeatures: Int, workingFeatures: Int, starvedFrames: Int, verdict: String) {
+        self.medianFeatures = medianFeatures
+        self.workingFeatures = workingFeatures
+        self.starvedFrames = starvedFrames
+        self.verdict = verdict
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case medianFeatures = "median_features", workingFeatures = "working_features"
+        case starvedFrames = "starved_frames", verdict
     }
 }
 

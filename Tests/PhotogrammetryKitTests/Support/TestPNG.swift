@@ -15,7 +15,7 @@ enum TestPNG {
                 raw += [p.x, p.y, p.z]
             }
         }
-        try encode(raw, width: width, height: height, colorType: 2).write(to: url)
+        try encoded(raw, width: width, height: height, colorType: 2).write(to: url)
     }
 
     /// Writes an 8-bit grey image (`pixels` row-major) to `url`.
@@ -23,10 +23,10 @@ enum TestPNG {
         precondition(pixels.count == width * height, "one pixel per position")
         var raw = [UInt8]()
         for y in 0..<height { raw.append(0); raw += pixels[(y * width)..<((y + 1) * width)] }
-        try encode(raw, width: width, height: height, colorType: 0).write(to: url)
+        try encoded(raw, width: width, height: height, colorType: 0).write(to: url)
     }
 
-    private static func encode(_ raw: [UInt8], width: Int, height: Int, colorType: UInt8) -> Data {
+    static func encoded(_ raw: [UInt8], width: Int, height: Int, colorType: UInt8) -> Data {
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = bigEndian(UInt32(width)) + bigEndian(UInt32(height))
         header += [8, colorType, 0, 0, 0]

@@ -13,14 +13,8 @@ extension DescriptorMatcher {
             throw CVisionError(code: .invalidArgument, message: "guided matching needs a 3x3 fundamental matrix")
         }
         var cOptions = options.cOptions()
-        let capacity = min(first.count, second.count)
-        guard capacity > 0 else { return [] }
-        var indices = [Int32](repeating: 0, count: 2 * capacity)
-        var found: Int32 = 0
-        try indices.withUnsafeMutableBufferPointer { buffer in
-            try check(cvis_match_features_guided(first.handle, second.handle, fundamental, maxErrorPx, &cOptions,
-                                                 buffer.baseAddress, &found))
+        return try collectMatches(first, second) { buffer, found in
+            cvis_match_features_guided(first.handle, second.handle, fundamental, maxErrorPx, &cOptions, buffer, &found)
         }
-        return (0..<Int(found)).map { FeatureMatch(indices[2 * $0], indices[2 * $0 + 1]) }
     }
 }

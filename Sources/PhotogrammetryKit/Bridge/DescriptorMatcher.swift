@@ -49,13 +49,20 @@ public enum DescriptorMatcher {
     ) throws -> [FeatureMatch] {
         try options.validate()
         var cOptions = options.cOptions()
+        return try collectMatches(first, second) { buffer, found in
+            cvis_match_features(first.handle, second.handle, &cOptions, buffer, &found)
+        }
+    }
+
+    /// Runs a C matcher that writes (index in first, index in second) pairs into a buffer of
+    /// 2 · min(counts) int32s, and returns them as matches.
+    static func collectMatches(_ first: FeatureSet, _ second: FeatureSet,
+                               _ call: (UnsafeMutablePointer<Int32>?, inout Int32) -> cvis_status) throws -> [FeatureMatch] {
         let capacity = min(first.count, second.count)
         guard capacity > 0 else { return [] }
         var indices = [Int32](repeating: 0, count: 2 * capacity)
         var found: Int32 = 0
-        try indices.withUnsafeMutableBufferPointer { buffer in
-            try check(cvis_match_features(first.handle, second.handle, &cOptions, buffer.baseAddress, &found))
-        }
+        try indices.withUnsafeMutableBufferPointer { buffer in try check(call(buffer.baseAddress, &found)) }
         return (0..<Int(found)).map { FeatureMatch(indices[2 * $0], indices[2 * $0 + 1]) }
     }
 }

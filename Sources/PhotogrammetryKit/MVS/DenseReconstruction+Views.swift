@@ -79,7 +79,8 @@ extension DenseReconstruction {
     /// size and the camera (its parameters as numbers, compared with a tolerance).
     func viewEntry(_ input: Input, camera: Camera, maxSide: Int) -> DenseManifest.Entry {
         var hash = StableHash()
-        hash.add("view")
+        // "alpha": views made since the alpha channel became a mask; older ones are remade.
+        hash.add("view-alpha")
         hash.add(maxSide)
         hash.add(input.name)
         hash.add(fileStamp(input.url))

@@ -252,11 +252,10 @@ public final class ReconstructionPipeline {
         for (n, model) in models.enumerated() {
             try model.writeColmapText(to: output.appendingPathComponent(Self.modelFolder(n), isDirectory: true))
         }
-        var n = models.count
-        while case let stale = output.appendingPathComponent(Self.modelFolder(n), isDirectory: true),
-              FileManager.default.fileExists(atPath: stale.path) {
+        for n in models.count... {
+            let stale = output.appendingPathComponent(Self.modelFolder(n), isDirectory: true)
+            guard FileManager.default.fileExists(atPath: stale.path) else { break }
             try FileManager.default.removeItem(at: stale)
-            n += 1
         }
     }
 

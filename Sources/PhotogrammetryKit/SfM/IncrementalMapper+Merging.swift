@@ -59,7 +59,8 @@ extension IncrementalMapper {
         // Start from what this model has learned about the cameras.
         for (id, camera) in reconstruction.cameras where cameraCalibrated[id] == true { blank.cameras[id] = camera }
         let model = IncrementalMapper(reconstruction: blank, tracks: tracks, graph: graph, colors: colors,
-                                      cameraHasPrior: cameraCalibrated, options: options)
+                                      cameraHasPrior: cameraCalibrated, nearDuplicates: isNearDuplicate,
+                                      options: options)
         model.allowedImages = allowed
         guard try model.initialize() else { return nil }
         try model.grow()

@@ -45,8 +45,19 @@ public final class IncrementalMapper {
     /// - Parameters:
     ///   - reconstruction: cameras and images (keypoints set, none registered).
     ///   - cameraHasPrior: cameras whose focal length comes from the user or EXIF.
-    public init(reconstruction: Reconstruction, tracks: TrackSet, graph: MatchGraph,
-                colors: [[SIMD3<UInt8>]], cameraHasPrior: [CameraID: Bool], options: MapperOptions) {
+    public convenience init(reconstruction: Reconstruction, tracks: TrackSet, graph: MatchGraph,
+                            colors: [[SIMD3<UInt8>]], cameraHasPrior: [CameraID: Bool], options: MapperOptions) {
+        let images = (0..<graph.numImages).map { reconstruction.images[ImageID($0 + 1)]! }
+        let nearDuplicates = NearDuplicateFrames.detect(
+            graph: graph, keypoints: images.map(\.points2D),
+            longerSide: images.map { reconstruction.cameras[$0.cameraID]!.longerSide })
+        self.init(reconstruction: reconstruction, tracks: tracks, graph: graph, colors: colors,
+                  cameraHasPrior: cameraHasPrior, nearDuplicates: nearDuplicates, options: options)
+    }
+
+    /// A mapper over the same graph as another (a detached model), sharing its near-duplicates.
+    init(reconstruction: Reconstruction, tracks: TrackSet, graph: MatchGraph, colors: [[SIMD3<UInt8>]],
+         cameraHasPrior: [CameraID: Bool], nearDuplicates: [Bool], options: MapperOptions) {
         self.reconstruction = reconstruction
         self.blankModel = reconstruction
         self.tracks = tracks
@@ -56,10 +67,7 @@ public final class IncrementalMapper {
         self.pointOfTrack = Array(repeating: nil, count: tracks.tracks.count)
         self.registrationTrials = Array(repeating: 0, count: graph.numImages)
         self.cameraCalibrated = cameraHasPrior
-        let images = (0..<graph.numImages).map { reconstruction.images[ImageID($0 + 1)]! }
-        self.isNearDuplicate = NearDuplicateFrames.detect(
-            graph: graph, keypoints: images.map(\.points2D),
-            longerSide: images.map { reconstruction.cameras[$0.cameraID]!.longerSide })
+        self.isNearDuplicate = nearDuplicates
     }
 
     /// The number of registered images.

@@ -4,14 +4,9 @@ extension TestPNG {
     /// Writes an RGBA image (`pixels` row-major, width * height entries) to `url`.
     static func writeRGBA(_ pixels: [SIMD4<UInt8>], width: Int, height: Int, to url: URL) throws {
         precondition(pixels.count == width * height, "one pixel per position")
-        var raw = [UInt8]()
-        raw.reserveCapacity(height * (1 + 4 * width))
-        for y in 0..<height {
-            raw.append(0)  // filter: none
-            for x in 0..<width {
-                let p = pixels[y * width + x]
-                raw += [p.x, p.y, p.z, p.w]
-            }
+        let raw = rows(width: width, height: height, channels: 4) { x, y in
+            let p = pixels[y * width + x]
+            return [p.x, p.y, p.z, p.w]
         }
         try encoded(raw, width: width, height: height, colorType: 6).write(to: url)
     }

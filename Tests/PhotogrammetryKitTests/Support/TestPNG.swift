@@ -6,16 +6,22 @@ enum TestPNG {
     /// Writes an RGB image (`pixels` row-major, width * height entries) to `url`.
     static func writeRGB(_ pixels: [SIMD3<UInt8>], width: Int, height: Int, to url: URL) throws {
         precondition(pixels.count == width * height, "one pixel per position")
-        var raw = [UInt8]()
-        raw.reserveCapacity(height * (1 + 3 * width))
-        for y in 0..<height {
-            raw.append(0)  // filter: none
-            for x in 0..<width {
-                let p = pixels[y * width + x]
-                raw += [p.x, p.y, p.z]
-            }
+        let raw = rows(width: width, height: height, channels: 3) { x, y in
+            let p = pixels[y * width + x]
+            return [p.x, p.y, p.z]
         }
         try encoded(raw, width: width, height: height, colorType: 2).write(to: url)
+    }
+
+    /// PNG scanlines (each with filter "none") of `channels` samples per pixel.
+    static func rows(width: Int, height: Int, channels: Int, _ samples: (Int, Int) -> [UInt8]) -> [UInt8] {
+        var raw = [UInt8]()
+        raw.reserveCapacity(height * (1 + channels * width))
+        for y in 0..<height {
+            raw.append(0)  // filter: none
+            for x in 0..<width { raw += samples(x, y) }
+        }
+        return raw
     }
 
     /// Writes an 8-bit grey image (`pixels` row-major) to `url`.

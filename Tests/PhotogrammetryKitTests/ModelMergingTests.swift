@@ -5,13 +5,13 @@ import XCTest
 final class ModelMergingTests: XCTestCase {
     /// A ring of 12 cameras split into two arcs of 6 whose only link is `linkMatches` matches
     /// between the arcs' neighbouring ends (images 5 and 6): far too few for PnP across the gap.
-    func makeProblem(linkMatches: Int, merge: Bool = true) -> (scene: SyntheticScene, mapper: IncrementalMapper) {
-        makeProblem(arcs: [0..<6, 6..<12], links: [(5, 6, linkMatches)], merge: merge)
+    static func makeProblem(linkMatches: Int, merge: Bool = true) -> (scene: SyntheticScene, mapper: IncrementalMapper) {
+        Self.makeProblem(arcs: [0..<6, 6..<12], links: [(5, 6, linkMatches)], merge: merge)
     }
 
     /// A ring of 12 cameras cut into `arcs`; images of one arc all match each other, and images
     /// of different arcs match only through `links` (image a, image b, number of matches).
-    func makeProblem(arcs: [Range<Int>], links: [(Int, Int, Int)],
+    static func makeProblem(arcs: [Range<Int>], links: [(Int, Int, Int)],
                      merge: Bool = true) -> (scene: SyntheticScene, mapper: IncrementalMapper) {
         var options = SyntheticScene.Options()
         options.numImages = 12
@@ -61,7 +61,7 @@ final class ModelMergingTests: XCTestCase {
 
     /// The largest pairwise relative-pose error (degrees) of the registered images against truth.
     /// Unregistered images count as 180° unless `registeredOnly`.
-    func maxPairError(_ model: Reconstruction, _ scene: SyntheticScene, registeredOnly: Bool = false) -> Double {
+    static func maxPairError(_ model: Reconstruction, _ scene: SyntheticScene, registeredOnly: Bool = false) -> Double {
         let ids = scene.imageIDs.filter { !registeredOnly || model.images[$0]?.camFromWorld != nil }
         let estimated = ids.map { model.images[$0]?.camFromWorld }
         let reference = ids.map { scene.reconstruction.images[$0]!.camFromWorld! }
@@ -69,37 +69,37 @@ final class ModelMergingTests: XCTestCase {
     }
 
     func testTwoArcsLinkedByTenMatchesMergeIntoOneAccurateModel() throws {
-        let (scene, mapper) = makeProblem(linkMatches: 10)
+        let (scene, mapper) = Self.makeProblem(linkMatches: 10)
         let model = try mapper.run()
         XCTAssertEqual(model.registeredImageIDs.count, 12, "both arcs registered")
-        XCTAssertLessThan(maxPairError(model, scene), 0.5, "every pair of cameras within half a degree")
+        XCTAssertLessThan(Self.maxPairError(model, scene), 0.5, "every pair of cameras within half a degree")
     }
 
     func testWithoutMergingOnlyOneArcRegisters() throws {
-        let (_, mapper) = makeProblem(linkMatches: 10, merge: false)
+        let (_, mapper) = Self.makeProblem(linkMatches: 10, merge: false)
         let model = try mapper.run()
         XCTAssertEqual(model.registeredImageIDs.count, 6, "PnP cannot cross a 10-match gap")
     }
 
     func testArcsLinkedByTooFewTracksStayApart() throws {
         // Four shared tracks cannot vouch for a similarity: the main model stays as it was.
-        let (scene, mapper) = makeProblem(linkMatches: 4)
+        let (scene, mapper) = Self.makeProblem(linkMatches: 4)
         let model = try mapper.run()
         XCTAssertEqual(model.registeredImageIDs.count, 6)
         // Both arcs are results: two models of six, each accurate in itself.
         XCTAssertEqual(mapper.models.map(\.registeredImageIDs.count), [6, 6])
         XCTAssertEqual(Set(mapper.models[0].registeredImageIDs).intersection(mapper.models[1].registeredImageIDs).count, 0)
-        for other in mapper.models { XCTAssertLessThan(maxPairError(other, scene, registeredOnly: true), 0.5) }
+        for other in mapper.models { XCTAssertLessThan(Self.maxPairError(other, scene, registeredOnly: true), 0.5) }
     }
 
     func testTwoDetachedArcsJoinEachOtherAndTheLargestComesFirst() throws {
         // Three arcs of four: the first joins nothing; the second and third, both detached from
         // whichever the mapper starts with, are linked and must merge into one model of eight.
-        let (scene, mapper) = makeProblem(arcs: [0..<4, 4..<8, 8..<12], links: [(7, 8, 12)])
+        let (scene, mapper) = Self.makeProblem(arcs: [0..<4, 4..<8, 8..<12], links: [(7, 8, 12)])
         let model = try mapper.run()
         XCTAssertEqual(mapper.models.map(\.registeredImageIDs.count), [8, 4])
         XCTAssertEqual(Set(model.registeredImageIDs.map(\.rawValue)), Set(5...12))
-        XCTAssertLessThan(maxPairError(model, scene, registeredOnly: true), 0.5, "the merged arcs agree with the truth")
+        XCTAssertLessThan(Self.maxPairError(model, scene, registeredOnly: true), 0.5, "the merged arcs agree with the truth")
     }
 
     func testSimilarityMovesCamerasWithTheirWorld() {

@@ -18,7 +18,7 @@ extension IncrementalMapper {
     func initialize() throws -> Bool {
         let order = graph.edges.indices
             .filter { graph.edges[$0].configuration.hasGeneralMotion
-                && isAllowed(graph.edges[$0].first) && isAllowed(graph.edges[$0].second)
+                && isSeed(graph.edges[$0].first) && isSeed(graph.edges[$0].second)
                 && !isNearDuplicate[graph.edges[$0].first] && !isNearDuplicate[graph.edges[$0].second] }
             .sorted { (graph.edges[$0].matches.count, -$0) > (graph.edges[$1].matches.count, -$1) }
         var candidates: [InitialPairCandidate] = []

@@ -55,6 +55,12 @@ extension IncrementalMapper {
             for i in model.registrationOrder { allowed[i] = false }
         }
         guard allowed.filter({ $0 }).count >= 2 else { return nil }
+        // It starts among the images no model holds, and may then register a few of this
+        // model's own: a shared image aligns two models by its two poses, where the few tracks
+        // two stretches of a video share rarely triangulate well enough in both.
+        let seeds = allowed
+        let foreign = (0..<graph.numImages).map { isRegistered($0) }
+        for i in foreign.indices where foreign[i] { allowed[i] = true }
         var blank = blankModel
         // Start from what this model has learned about the cameras.
         for (id, camera) in reconstruction.cameras where cameraCalibrated[id] == true { blank.cameras[id] = camera }
@@ -62,6 +68,8 @@ extension IncrementalMapper {
                                       cameraHasPrior: cameraCalibrated, nearDuplicates: isNearDuplicate,
                                       options: options)
         model.allowedImages = allowed
+        model.seedImages = seeds
+        model.foreignImages = foreign
         guard try model.initialize() else { return nil }
         try model.grow()
         return model
@@ -76,8 +84,10 @@ extension IncrementalMapper {
         }
         let newImages = model.registrationOrder.filter { !isRegistered($0) }
         trace("merge attempt: model of \(model.registrationOrder.sorted()) shared tracks \(shared.count)")
-        guard !newImages.isEmpty, shared.count >= options.mergeMinNumInliers,
-              let otherToThis = alignment(of: model, shared: shared) else { return false }
+        let sharedImages = model.registrationOrder.filter { isRegistered($0) }
+        guard !newImages.isEmpty, let otherToThis = alignment(of: model, sharedImages: sharedImages)
+                ?? (shared.count >= options.mergeMinNumInliers ? alignment(of: model, shared: shared) : nil)
+        else { return false }
 
         for i in newImages {
             let pose = model.reconstruction.images[ImageID(i + 1)]!.camFromWorld!
@@ -128,6 +138,45 @@ extension IncrementalMapper {
         trace("alignment: \(best.count) of \(shared.count) fit, scale \(fit.scale)")
         guard best.count >= options.mergeMinNumInliers,
               Double(best.count) >= options.mergeMinInlierRatio * Double(shared.count) else { return nil }
+        return fit
+    }
+
+    /// The similarity from `model`'s frame to this one that the images both hold agree on:
+    /// rotation from their orientations, scale and offset from their centres. Nil with fewer
+    /// than ``MapperOptions/mergeMinSharedImages`` images, or when one disagrees.
+    func alignment(of model: IncrementalMapper, sharedImages: [Int]) -> Similarity3? {
+        guard sharedImages.count >= options.mergeMinSharedImages else { return nil }
+        let here = sharedImages.map { reconstruction.images[ImageID($0 + 1)]!.camFromWorld! }
+        let there = sharedImages.map { model.reconstruction.images[ImageID($0 + 1)]!.camFromWorld! }
+        // Rotation: the mean of the per-image rotations Rᵀ_here R_there, as the sign-aligned
+        // mean of their quaternions.
+        let quaternions = zip(here, there).map { Rotation.quaternion($0.rotation.transposed * $1.rotation) }
+        var sum = SIMD4<Double>.zero
+        for q in quaternions { sum += (q * quaternions[0]).sum() < 0 ? -q : q }
+        guard (sum * sum).sum() > 0 else { return nil }
+        let rotation = Rotation.matrix(quaternion: sum / (sum * sum).sum().squareRoot())
+        // Scale and offset: least squares of centres_here = s R centres_there + T.
+        let centersHere = here.map(\.centerInWorld), centersThere = there.map { rotation * $0.centerInWorld }
+        let n = Double(sharedImages.count)
+        let meanHere = centersHere.reduce(.zero, +) / n, meanThere = centersThere.reduce(.zero, +) / n
+        var numerator = 0.0, denominator = 0.0, extent = 0.0
+        for (a, b) in zip(centersHere, centersThere) {
+            numerator += dot(a - meanHere, b - meanThere)
+            denominator += dot(b - meanThere, b - meanThere)
+            extent = max(extent, length(a - meanHere))
+        }
+        guard denominator > 0, numerator > 0, extent > 0 else { return nil }
+        let scale = numerator / denominator
+        let fit = Similarity3(scale: scale, rotation: rotation, translation: meanHere - scale * meanThere)
+        // Every shared image must agree: its pose mapped over matches its pose here.
+        var worstAngle = 0.0, worstOffset = 0.0
+        for (a, b) in zip(here, there) {
+            let mapped = fit.transform(b)
+            worstAngle = max(worstAngle, Rotation.angleDegrees(between: mapped.rotation, and: a.rotation))
+            worstOffset = max(worstOffset, length(mapped.centerInWorld - a.centerInWorld) / extent)
+        }
+        trace("alignment by \(sharedImages.count) shared images: scale \(scale), worst \(worstAngle)° \(worstOffset) of their extent")
+        guard worstAngle <= options.mergeMaxRotationErrorDeg, worstOffset <= options.mergeMaxCenterError else { return nil }
         return fit
     }
 

@@ -8,10 +8,13 @@ extension IncrementalMapper {
     /// whose PnP succeeds. Returns its index, or nil when no image can be added.
     func registerNextImage() throws -> Int? {
         var scored: [(count: Int, image: Int)] = []
-        for i in 0..<graph.numImages where isAllowed(i) && !isRegistered(i)
-            && registrationTrials[i] < options.maxRegistrationTrials {
+        for i in 0..<graph.numImages where isAllowed(i) && !isRegistered(i) {
             let n = numTriangulatedCorrespondences(of: i)
-            if n >= options.absolutePoseMinNumInliers { scored.append((n, i)) }
+            // An image that failed is tried again once it sees more points than it did then.
+            if n > correspondencesAtLastFailure[i] { registrationTrials[i] = 0 }
+            if n >= options.absolutePoseMinNumInliers && registrationTrials[i] < options.maxRegistrationTrials {
+                scored.append((n, i))
+            }
         }
         // Near-duplicates last: they add nothing their twins do not, and would crowd local BA.
         func rank(_ candidate: (count: Int, image: Int)) -> (Int, Int, Int) {
@@ -21,6 +24,7 @@ extension IncrementalMapper {
         for (_, i) in scored {
             if try registerImage(i) { return i }
             registrationTrials[i] += 1
+            correspondencesAtLastFailure[i] = numTriangulatedCorrespondences(of: i)
         }
         return nil
     }

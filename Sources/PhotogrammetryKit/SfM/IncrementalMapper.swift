@@ -20,7 +20,13 @@ public final class IncrementalMapper {
     /// The track each point came from.
     var trackOfPoint: [Point3DID: Int] = [:]
     var registrationTrials: [Int]
+    /// Triangulated correspondences of each image when its registration last failed.
+    var correspondencesAtLastFailure: [Int]
     var registrationOrder: [Int] = []
+    /// Pairs (edge indices) already tried by ``registerByRelativePose()``.
+    var relativeRegistrationTried = Set<Int>()
+    /// Images registered from a pair rather than by PnP.
+    public internal(set) var numRegisteredByRelativePose = 0
     /// Cameras whose focal length is known well enough to run plain PnP.
     var cameraCalibrated: [CameraID: Bool]
     var numRegisteredAtLastGlobalBundle = 0
@@ -30,6 +36,11 @@ public final class IncrementalMapper {
     public var onProgress: ((Int, Int) -> Bool)?
     /// The images this mapper may register (nil: all); a detached model gets the leftovers.
     var allowedImages: [Bool]?
+    /// The images a detached model may start from (nil: those it may register).
+    var seedImages: [Bool]?
+    /// A detached model's images that the model it is to join already holds: it registers at
+    /// most ``MapperOptions/mergeMaxSharedImages`` of them, to align by (nil: none).
+    var foreignImages: [Bool]?
     /// Models of leftover images that could not be merged yet.
     var detachedModels: [IncrementalMapper] = []
     /// The model as given, before anything was registered: the start of every detached model.
@@ -66,6 +77,7 @@ public final class IncrementalMapper {
         self.options = options
         self.pointOfTrack = Array(repeating: nil, count: tracks.tracks.count)
         self.registrationTrials = Array(repeating: 0, count: graph.numImages)
+        self.correspondencesAtLastFailure = Array(repeating: 0, count: graph.numImages)
         self.cameraCalibrated = cameraHasPrior
         self.isNearDuplicate = nearDuplicates
     }
@@ -109,7 +121,7 @@ public final class IncrementalMapper {
 
     /// Registers images one by one until none can be added.
     func grow() throws {
-        while let next = try registerNextImage() {
+        while let next = try registerNextImage() ?? registerFromPairIfEnabled() {
             triangulateTracks(seenBy: next)
             try adjustLocally(around: next)
             if Double(numRegistered) >= Double(numRegisteredAtLastGlobalBundle) * options.globalBundleGrowthRatio {
@@ -119,10 +131,22 @@ public final class IncrementalMapper {
         }
     }
 
+    /// ``registerByRelativePose()`` unless it is turned off.
+    private func registerFromPairIfEnabled() throws -> Int? {
+        options.relativeRegistrationMinMatches > 0 ? try registerByRelativePose() : nil
+    }
+
     // MARK: - Shared helpers
 
     /// Whether this mapper may register image index `i`.
-    func isAllowed(_ i: Int) -> Bool { allowedImages?[i] ?? true }
+    func isAllowed(_ i: Int) -> Bool {
+        guard allowedImages?[i] ?? true else { return false }
+        guard let foreignImages, foreignImages[i] else { return true }
+        return registrationOrder.filter { foreignImages[$0] }.count < options.mergeMaxSharedImages
+    }
+
+    /// Whether image index `i` may be in this mapper's initial pair.
+    func isSeed(_ i: Int) -> Bool { seedImages?[i] ?? isAllowed(i) }
 
     /// The camera of image index `i`.
     func camera(ofImage i: Int) -> Camera {

@@ -14,8 +14,17 @@ public struct MapperOptions: Sendable {
     public var absolutePoseMinNumInliers = 30
     /// Registration: minimum inlier ratio of the 2D-3D correspondences. Default 0.25.
     public var absolutePoseMinInlierRatio = 0.25
-    /// Registration: attempts per image before it is given up. Default 3.
+    /// Registration: attempts per image before it is given up until it sees more triangulated
+    /// points than at its last failure. Default 3.
     public var maxRegistrationTrials = 3
+
+    /// Registration from a pair (``IncrementalMapper/registerByRelativePose()``, when PnP can
+    /// register nothing): verified matches the pair's essential matrix needs. Default 15, the
+    /// fewest two-view verification keeps. 0 turns it off.
+    public var relativeRegistrationMinMatches = 15
+    /// Registration from a pair: triangulated points that must agree on the distance travelled.
+    /// Default 8: one unknown, so eight points within the PnP threshold leave little to chance.
+    public var relativeRegistrationMinPoints = 8
 
     /// Triangulation: minimum ray angle in degrees. Default 1.5.
     public var triangulationMinAngleDeg = 1.5
@@ -48,6 +57,17 @@ public struct MapperOptions: Sendable {
     public var mergeMinNumInliers = 6
     /// Merging: minimum share of the shared tracks the similarity explains. Default 0.5.
     public var mergeMinInlierRatio = 0.5
+    /// Merging: a detached model may register up to this many images of the model it is to
+    /// join, and joins it when at least ``mergeMinSharedImages`` of them agree. Default 6.
+    public var mergeMaxSharedImages = 6
+    /// Merging: shared images a merge by camera poses needs. Default 3: two fix the similarity,
+    /// the third checks it.
+    public var mergeMinSharedImages = 3
+    /// Merging by shared images: largest rotation disagreement of one, in degrees. Default 3.
+    public var mergeMaxRotationErrorDeg = 3.0
+    /// Merging by shared images: largest centre disagreement of one, as a share of how far the
+    /// shared images' centres spread. Default 0.2.
+    public var mergeMaxCenterError = 0.2
     /// Merging: a shared track fits when, mapped from one model into the other, its point
     /// reprojects within this many pixels (median over its observations). Default 8.
     public var mergeMaxReprojectionErrorPx = 8.0
@@ -69,12 +89,17 @@ public struct MapperOptions: Sendable {
         try require(initMinNumPoints >= 8, "initMinNumPoints must be at least 8")
         try require(!initMinTriangulationAnglesDeg.isEmpty, "initMinTriangulationAnglesDeg is empty")
         try require(absolutePoseMaxErrorPx > 0, "absolutePoseMaxErrorPx must be positive")
+        try require(relativeRegistrationMinMatches == 0 || relativeRegistrationMinMatches >= 5,
+                    "relativeRegistrationMinMatches must be 0 (off) or at least 5")
+        try require(relativeRegistrationMinPoints >= 2, "relativeRegistrationMinPoints must be at least 2")
         try require(absolutePoseMinNumInliers >= 6, "absolutePoseMinNumInliers must be at least 6")
         try require((0...1).contains(absolutePoseMinInlierRatio), "absolutePoseMinInlierRatio outside 0...1")
         try require(triangulationMaxErrorPx > 0 && filterMaxReprojectionErrorPx > 0, "error thresholds must be positive")
         try require(localBundleNumImages >= 1, "localBundleNumImages must be at least 1")
         try require(globalBundleGrowthRatio > 1, "globalBundleGrowthRatio must exceed 1")
         try require(minModelImages >= 2, "minModelImages must be at least 2")
+        try require(mergeMinSharedImages >= 2, "mergeMinSharedImages must be at least 2")
+        try require(mergeMaxSharedImages >= 0, "mergeMaxSharedImages must be at least 0")
         try require(mergeMinNumInliers >= 4, "mergeMinNumInliers must be at least 4")
         try require((0...1).contains(mergeMinInlierRatio), "mergeMinInlierRatio outside 0...1")
         try require(mergeMaxReprojectionErrorPx > 0, "mergeMaxReprojectionErrorPx must be positive")

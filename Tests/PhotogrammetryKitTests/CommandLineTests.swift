@@ -182,8 +182,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(reasons["more.zip"], "zip inside the capture folder is not unpacked (unpack it beside the images)")
     }
 
-    /// A zip whose entry name holds a line break, and a zip inside it: both named, and the model
-    /// written from the good images has two lines per image.
+    /// A zip whose entry name holds a line break, and a zip inside it: both named, the model
+    /// written from the good images has two lines per image, and the JSON progress stays one
+    /// object per line.
     func testAZipWithALineBreakInANameGivesAWholeModel() throws {
         let work = try makeBridgeTestDirectory(self)
         let good = ["templeR0013.png", "templeR0014.png", "templeR0015.png"]
@@ -195,8 +196,12 @@ final class CommandLineTests: XCTestCase {
         let zip = work.appendingPathComponent("capture.zip")
         try BadInputs.writeZip(zip, files: files)
         let output = work.appendingPathComponent("out")
-        let outcome = try run(["reconstruct", zip.path, output.path, "--sparse-only"])
+        let outcome = try run(["reconstruct", zip.path, output.path, "--sparse-only", "--progress", "json"])
         XCTAssertEqual(outcome.status, 0, outcome.standardError)
+        let events = try outcome.standardOutput.split(separator: "\n").map { line in
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        XCTAssertTrue(events.contains { ($0["message"] as? String)?.hasPrefix("rejected evil\n1 0 0") == true })
         let reasons = try rejectedReasons(output.appendingPathComponent("report.json"))
         XCTAssertEqual(reasons["evil\n1 0 0 0 0 0 0 0 1 x.png"], "name holds a line break or other control character "
                        + "(evil\\n1 0 0 0 0 0 0 0 1 x.png), which a COLMAP text model cannot hold")

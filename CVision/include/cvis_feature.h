@@ -74,6 +74,10 @@ const uint8_t* cvis_features_colors(const cvis_features* features);
  * [0, 1], per pixel) of the grey image at a working size of at most 640 px, inside the keep mask
  * when one was given. Blurred frames score far below their neighbours. */
 double cvis_features_blur_score(const cvis_features* features);
+/* How much the grey levels of that image vary: their standard deviation (intensity in [0, 1]) at
+ * the same working size and inside the same keep mask as the blur score. Near 0 for a blank frame
+ * (a lens cap, a black frame), which has no sharpness to judge. */
+double cvis_features_contrast(const cvis_features* features);
 /* The contrast threshold the features were detected at (options->contrast_threshold, or lower
  * where adaptation lowered it). */
 double cvis_features_contrast_threshold(const cvis_features* features);

@@ -26,7 +26,9 @@ typedef struct cvis_exif_info {
 cvis_status cvis_read_exif(const char* path, cvis_exif_info* out);
 
 /* Width and height of an image after its EXIF orientation is applied, decoding the header only
- * where the format allows. Fails with CVIS_DECODE_ERROR on a corrupt or unknown file. */
+ * where the format allows. Fails with CVIS_DECODE_ERROR on a corrupt or unknown file, and on a
+ * truncated JPEG or PNG ("NAME: truncated JPEG: ..."): the file is walked, without decoding, to
+ * its end-of-image marker (JPEG, through every scan) or IEND chunk (PNG). */
 cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height);
 
 /* Bytes the core produced (an encoded image), owned by the handle until cvis_buffer_destroy. */
@@ -48,6 +50,9 @@ typedef struct cvis_unzip_limits {
   uint64_t max_total_bytes;     /* default 8 GiB: sum of all extracted entries */
   uint64_t max_entry_bytes;     /* default 1 GiB: one entry */
   uint64_t max_entries;         /* default 100000 */
+  double max_compression_ratio; /* default 200: inflated / compressed bytes of an entry of at
+                                   least 1 MiB (JPEG and PNG barely deflate; zip bombs do
+                                   1000:1); at least 1 */
 } cvis_unzip_limits;
 
 void cvis_unzip_limits_default(cvis_unzip_limits* limits);
@@ -56,7 +61,10 @@ void cvis_unzip_limits_default(cvis_unzip_limits* limits);
  * Skips __MACOSX/ and any entry whose path has a component starting with '.'.
  * Refuses the whole archive (CVIS_UNSAFE_ARCHIVE, the entry named in the message) when an entry
  * is absolute, contains "..", or is a symbolic/hard link or device; CVIS_LIMIT_EXCEEDED when a cap
- * is passed. On failure, files already written stay in dest_dir (the caller owns its cleanup). */
+ * is passed. The caps are checked before anything is written, on the sizes the central directory
+ * declares (entry, total, ratio), and again while streaming, on what comes out (entry, total,
+ * ratio, and no more than the entry's header declared); an entry refused while streaming is
+ * removed. On failure, files written before stay in dest_dir (the caller owns its cleanup). */
 cvis_status cvis_unzip(const char* archive_path, const char* dest_dir,
                        const cvis_unzip_limits* limits, int32_t* files_written);
 

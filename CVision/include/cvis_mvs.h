@@ -22,6 +22,12 @@ typedef struct cvis_mvs_view {
   double translation[3];     /* cam_from_world t */
 } cvis_mvs_view;
 
+/* The size of the view cvis_mvs_undistort_image makes of a width x height image: the longer side
+ * brought down to max_side (exactly; the other side keeps the aspect, rounded, at least 1), never
+ * up; max_side 0 keeps the size. The one rule for the dense working size. */
+void cvis_mvs_working_size(int32_t width, int32_t height, int32_t max_side, int32_t* out_width,
+                           int32_t* out_height);
+
 /* Undistorts one image to a pinhole camera with the same focal lengths and principal point,
  * area-downscaled so that its longer side is at most max_side (never upscaled; 0 = full size).
  * camera_model and camera_params are as in cvis_bundle.h (a model of the upright image of size

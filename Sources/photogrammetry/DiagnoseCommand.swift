@@ -19,15 +19,22 @@ enum DiagnoseCommand {
         var mode = try PipelineArguments.progressMode(from: parsed)
         if json && mode == .json { mode = .none }
 
-        // Without --output the working files live in a temporary folder that goes when done.
-        let keep = parsed["output"].map { URL(fileURLWithPath: $0) }
-        let output = keep ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("photogrammetry-diagnose-\(ProcessInfo.processInfo.processIdentifier)")
+        let input = try PipelineArguments.path(parsed.positionals[0], "INPUT", kind: PipelineArguments.inputKind)
+        // Without --output the working files live in a private temporary folder (mkdtemp: a
+        // link planted in /tmp cannot redirect it) that goes when done.
+        let keep = try parsed["output"].map { try PipelineArguments.path($0, "--output", kind: PipelineArguments.outputKind) }
+        let output = try keep ?? TemporaryFolder.make(prefix: "photogrammetry-diagnose-")
         defer { if keep == nil { try? FileManager.default.removeItem(at: output) } }
 
-        let pipeline = ReconstructionPipeline(input: URL(fileURLWithPath: parsed.positionals[0]), output: output,
-                                              options: options, progress: ProgressPrinter(mode: mode))
-        let report = try pipeline.run()
+        let pipeline = ReconstructionPipeline(input: input, output: output, options: options,
+                                              progress: ProgressPrinter(mode: mode))
+        let report: Report
+        do {
+            report = try pipeline.run()
+        } catch PipelineError.tooFewImages(let usable, let required, let input, let rejected, _) where keep == nil {
+            // The report with the reasons goes with the temporary folder: the line carries them.
+            throw PipelineError.tooFewImages(usable: usable, required: required, input: input, rejected: rejected, report: nil)
+        }
         if json {
             FileHandle.standardOutput.write(try report.jsonData())
             print()

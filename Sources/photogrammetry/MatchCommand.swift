@@ -14,8 +14,9 @@ enum MatchCommand {
             throw ArgumentParser.Failure(description: "match takes INPUT and OUTPUT")
         }
         let options = try PipelineArguments.options(from: parsed)
-        let output = URL(fileURLWithPath: parsed.positionals[1])
-        let pipeline = ReconstructionPipeline(input: URL(fileURLWithPath: parsed.positionals[0]), output: output,
+        let input = try PipelineArguments.path(parsed.positionals[0], "INPUT", kind: PipelineArguments.inputKind)
+        let output = try PipelineArguments.path(parsed.positionals[1], "OUTPUT", kind: PipelineArguments.outputKind)
+        let pipeline = ReconstructionPipeline(input: input, output: output,
                                               options: options,
                                               progress: ProgressPrinter(mode: try PipelineArguments.progressMode(from: parsed)))
         let summary = try pipeline.runMatching(transitive: parsed.flags.contains("transitive"))

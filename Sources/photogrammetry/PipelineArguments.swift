@@ -7,15 +7,22 @@ enum PipelineArguments {
                                             "pairs", "neighbours"]
     static let flags: Set<String> = ["room"]
 
+    /// What OUTPUT and `--output` must name, for messages.
+    static let outputKind = "a folder (. for the current one)"
+    /// What INPUT must name, for messages.
+    static let inputKind = "a folder or a .zip of images"
+
     /// Builds pipeline options from what the user typed.
     static func options(from parsed: ArgumentParser.Parsed) throws -> ReconstructionOptions {
         var options = ReconstructionOptions()
         options.room = parsed.flags.contains("room")
         if let text = parsed["intrinsics"] {
-            guard let k = FixedIntrinsics(parsing: text) else {
-                throw ArgumentParser.Failure(description: "--intrinsics wants fx,fy,cx,cy (four numbers, fx, fy > 0)")
+            do {
+                options.fixedIntrinsics = try FixedIntrinsics(parsing: text)
+            } catch let error as FixedIntrinsics.ParseError {
+                throw ArgumentParser.Failure(description:
+                    "--intrinsics \(text): \(error); want fx,fy,cx,cy (four finite numbers, fx and fy above zero)")
             }
-            options.fixedIntrinsics = k
         }
         if let text = parsed["camera-model"] {
             guard let model = CameraModel(name: text.uppercased()) else {
@@ -44,12 +51,23 @@ enum PipelineArguments {
             options.matching.pairs.retrievalNeighbours = k
         }
         if let text = parsed["mask"] {
-            options.mask = text == "none" ? .disabled : .given(try MaskSource.load(URL(fileURLWithPath: text)))
+            options.mask = text == "none" ? .disabled : .given(try MaskSource.load(try path(text, "--mask", kind: "a mask.json or a folder of masks")))
         }
         if parsed["priors"] != nil {
             throw ArgumentParser.Failure(description: "--priors is not available in this version yet")
         }
         return options
+    }
+
+    /// The file or folder a path argument names. An empty argument (`""`, an unset shell
+    /// variable) is refused: as a URL it would be the current folder, and a run would write its
+    /// report over whatever is there.
+    /// - Parameter kind: what the argument should name, for the message ("a folder").
+    static func path(_ text: String, _ role: String, kind: String) throws -> URL {
+        guard !text.isEmpty else {
+            throw ArgumentParser.Failure(description: "\(role) is empty (\"\"): name \(kind)")
+        }
+        return URL(fileURLWithPath: text)
     }
 
     /// The progress mode asked for, else a redrawn line when standard error is a terminal.

@@ -21,8 +21,9 @@ enum ReconstructCommand {
         options.sparseOnly = parsed.flags.contains("sparse-only")
         let mode = try PipelineArguments.progressMode(from: parsed)
 
-        let output = URL(fileURLWithPath: parsed.positionals[1])
-        let pipeline = ReconstructionPipeline(input: URL(fileURLWithPath: parsed.positionals[0]), output: output,
+        let input = try PipelineArguments.path(parsed.positionals[0], "INPUT", kind: PipelineArguments.inputKind)
+        let output = try PipelineArguments.path(parsed.positionals[1], "OUTPUT", kind: PipelineArguments.outputKind)
+        let pipeline = ReconstructionPipeline(input: input, output: output,
                                               options: options, progress: ProgressPrinter(mode: mode))
         let report = try pipeline.run()
         if mode != .json {

@@ -39,11 +39,13 @@ do {
         throw ArgumentParser.Failure(description: "unknown command '\(command)'")
     }
 } catch let failure as ArgumentParser.Failure {
-    FileHandle.standardError.write(Data("photogrammetry: \(failure)\n\(usage)\n".utf8))
+    // One line, as for every other failure (exit code 2 tells them apart): the usage is one
+    // `--help` away, not a screenful that pushes the line that matters off the terminal.
+    FileHandle.standardError.write(Data("photogrammetry: error: \("\(failure)".escapingControlCharacters)\n".utf8))
     exit(2)
 } catch {
     // On a terminal, first clear the progress line a stage may have left.
     let clear = isatty(2) != 0 ? "\r\u{1B}[2K" : ""
-    FileHandle.standardError.write(Data("\(clear)photogrammetry: error: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("\(clear)photogrammetry: error: \("\(error)".escapingControlCharacters)\n".utf8))
     exit(1)
 }

@@ -105,4 +105,97 @@ final class ArchiveTests: XCTestCase {
             XCTAssert(error?.message.contains("bogus.zip") ?? false, error?.message ?? "")
         }
     }
+
+    // MARK: Zip bombs
+
+    /// Writes a zip of a small good entry, then `zeros` bytes of zeros (deflated about 1000:1),
+    /// then lets `patch` edit the bytes (headers that lie).
+    private func makeBomb(_ url: URL, zeros: Int, patch: ((inout Data) -> Void)? = nil) throws {
+        try BadInputs.writeZip(url, files: [], data: [("a.txt", Data("first".utf8)), ("zeros.bin", Data(count: zeros))])
+        guard let patch else { return }
+        var data = try Data(contentsOf: url)
+        patch(&data)
+        try data.write(to: url)
+    }
+
+    /// Sets a 32-bit field of the local header and the central directory header of `name`.
+    private func setField(_ data: inout Data, name: String, local: Int, central: Int, to value: UInt32) {
+        let bytes = [UInt8](data)
+        let name = [UInt8](name.utf8)
+        func find(_ signature: [UInt8], nameAt: Int, lengthAt: Int, field: Int) {
+            var i = 0
+            while i + nameAt + name.count <= bytes.count {
+                if Array(bytes[i..<i + 4]) == signature {
+                    let length = Int(bytes[i + lengthAt]) | Int(bytes[i + lengthAt + 1]) << 8
+                    if length == name.count && Array(bytes[(i + nameAt)..<(i + nameAt + length)]) == name {
+                        for k in 0..<4 { data[i + field + k] = UInt8((value >> (8 * UInt32(k))) & 0xFF) }
+                    }
+                }
+                i += 1
+            }
+        }
+        find([0x50, 0x4B, 0x03, 0x04], nameAt: 30, lengthAt: 26, field: local)
+        find([0x50, 0x4B, 0x01, 0x02], nameAt: 46, lengthAt: 28, field: central)
+    }
+
+    func testCompressionRatioIsRefusedBeforeAnythingIsWritten() throws {
+        let directory = try makeBridgeTestDirectory(self)
+        let zip = directory.appendingPathComponent("bomb.zip")
+        try makeBomb(zip, zeros: 64 << 20)
+        let destination = directory.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try ZipArchive.extract(zip, to: destination)) { error in
+            let error = error as? CVisionError
+            XCTAssertEqual(error?.code, .limitExceeded)
+            XCTAssertTrue(error?.message.contains("entry \"zeros.bin\" would inflate") == true, error?.message ?? "")
+            XCTAssertTrue(error?.message.contains("a ratio over the cap of 200") == true, error?.message ?? "")
+        }
+        // Not even the good entry before it: the refusal came from the directory, before writing.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: destination.path), [])
+        // The same archive behind a self-extractor's stub is read the same way.
+        let stub = directory.appendingPathComponent("sfx.zip")
+        try (Data("#!/bin/sh\nexit 0\n".utf8) + Data(repeating: 0x78, count: 1000) + Data(contentsOf: zip)).write(to: stub)
+        XCTAssertThrowsError(try ZipArchive.extract(stub, to: destination)) { error in
+            XCTAssertTrue((error as? CVisionError)?.message.contains("would inflate") == true, "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: destination.path), [])
+        // A declared size over the per-entry cap is refused before writing too.
+        var limits = UnzipLimits()
+        limits.maxEntryBytes = 1 << 20
+        limits.maxCompressionRatio = 10_000
+        XCTAssertThrowsError(try ZipArchive.extract(zip, to: destination, limits: limits)) { error in
+            XCTAssertTrue((error as? CVisionError)?.message.contains("declares 67108864 bytes, over the per-entry cap") == true,
+                          "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: destination.path), [])
+    }
+
+    func testAHeaderThatUnderstatesTheSizeIsCaughtWhileStreaming() throws {
+        let directory = try makeBridgeTestDirectory(self)
+        let zip = directory.appendingPathComponent("liar.zip")
+        // 4 MiB of zeros declared as 100,000 bytes: a ratio of 25 on paper.
+        try makeBomb(zip, zeros: 4 << 20) { self.setField(&$0, name: "zeros.bin", local: 22, central: 24, to: 100_000) }
+        let destination = directory.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try ZipArchive.extract(zip, to: destination)) { error in
+            XCTAssertEqual((error as? CVisionError)?.message,
+                           "liar.zip: entry \"zeros.bin\" inflates beyond the 100000 bytes its header declares")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.appendingPathComponent("zeros.bin").path),
+                       "no half-written entry")
+    }
+
+    func testAHeaderThatOverstatesTheCompressedSizeIsCaughtWhileStreaming() throws {
+        let directory = try makeBridgeTestDirectory(self)
+        let zip = directory.appendingPathComponent("liar.zip")
+        // 64 MiB of zeros whose headers claim 1 MiB compressed: a ratio of 64 on paper, 1000 in fact.
+        try makeBomb(zip, zeros: 64 << 20) { self.setField(&$0, name: "zeros.bin", local: 18, central: 20, to: 1 << 20) }
+        let destination = directory.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try ZipArchive.extract(zip, to: destination)) { error in
+            XCTAssertEqual((error as? CVisionError)?.message,
+                           "liar.zip: entry \"zeros.bin\" inflates more than 200 times (a zip bomb?)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.appendingPathComponent("zeros.bin").path))
+    }
 }

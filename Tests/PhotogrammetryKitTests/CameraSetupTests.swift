@@ -30,4 +30,24 @@ final class CameraSetupTests: XCTestCase {
         // Asked for, a model is used whatever the lens.
         XCTAssertEqual(CameraSetup(capture: capture(focal35mm: 8), fixed: nil, model: .radial).cameras[0].model, .radial)
     }
+
+    func testIntrinsicsParseStrictly() throws {
+        XCTAssertEqual(try FixedIntrinsics(parsing: "768, 768.5,320,-2e1"), FixedIntrinsics(fx: 768, fy: 768.5, cx: 320, cy: -20))
+        let refused = [
+            ("768,junk,768,320,240", "5 values"),
+            ("768,junk,320,240", "fy \"junk\" is not a number"),
+            ("768,768,320", "3 values"),
+            ("768,768,320,", "cy is empty"),
+            ("inf,768,320,240", "fx \"inf\" is not a finite number"),
+            ("768,768,nan,240", "cx \"nan\" is not a finite number"),
+            ("0,768,320,240", "fx 0 is not above zero"),
+            ("768,-1,320,240", "fy -1 is not above zero"),
+            ("", "1 value"),
+        ]
+        for (text, reason) in refused {
+            XCTAssertThrowsError(try FixedIntrinsics(parsing: text), text) { error in
+                XCTAssertEqual("\(error)", reason, text)
+            }
+        }
+    }
 }

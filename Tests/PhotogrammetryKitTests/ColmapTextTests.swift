@@ -255,4 +255,32 @@ final class ColmapTextTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("OPENCV_FISHEYE is not supported"), "\(error)")
         }
     }
+
+    /// A name with a line break would shift every line of images.txt after it: refused, and
+    /// nothing is written.
+    func testNamesWithLineBreaksAreRefusedBeforeWriting() throws {
+        for bad in ["a\nb.jpg", "a\rb.jpg", "tab\there.jpg", ""] {
+            var scene = makeScene(seed: 3)
+            scene.images[ImageID(1)]?.name = bad
+            let directory = temporaryDirectory()
+            XCTAssertThrowsError(try scene.writeColmapText(to: directory)) { error in
+                let message = "\(error)"
+                XCTAssertTrue(message.hasPrefix("images.txt: image 1: name"), message)
+                XCTAssertFalse(message.contains("\n"), message)
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("images.txt").path))
+        }
+    }
+
+    /// Spaces are written as they are (as COLMAP writes them) and read back exactly.
+    func testNamesWithSpacesReadBackExactly() throws {
+        var scene = makeScene(seed: 4)
+        scene.images[ImageID(1)]?.name = "IMG 0001 (1).jpg"
+        scene.images[ImageID(2)]?.name = "two  spaces.jpg"
+        let directory = temporaryDirectory()
+        try scene.writeColmapText(to: directory)
+        let back = try Reconstruction.readColmapText(from: directory)
+        XCTAssertEqual(back.images[ImageID(1)]?.name, "IMG 0001 (1).jpg")
+        XCTAssertEqual(back.images[ImageID(2)]?.name, "two  spaces.jpg")
+    }
 }

@@ -83,7 +83,12 @@ final class DenseStageTests: XCTestCase {
         XCTAssertTrue(ply.hasNormals && ply.hasColors)
         let cloud = ply.points.map { SIMD3<Double>($0) }
         XCTAssertGreaterThan(densePoints, 20_000, "12 views of 640 x 480")
-        XCTAssertLessThan(densePoints, 12 * 640 * 480)
+        // Fusion turns at least minNumViews agreeing depth pixels into one point and marks them
+        // used, so the valid pixels of the geometric depth maps bound the count from above.
+        let validDepths = try Self.validDepthPixels(output.appendingPathComponent("work/dense/depth"))
+        XCTAssertGreaterThan(validDepths, 0)
+        XCTAssertLessThanOrEqual(densePoints, validDepths / options.dense.fusion.minNumViews,
+                                 "\(validDepths) valid depth pixels")
 
         // The dense points lie on the surface the sparse points sample.
         let model = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
@@ -131,6 +136,16 @@ final class DenseStageTests: XCTestCase {
 
     private static func modificationDate(_ url: URL) throws -> Date {
         try XCTUnwrap(url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate)
+    }
+
+    /// Pixels with a depth in the geometric depth maps of `folder`.
+    private static func validDepthPixels(_ folder: URL) throws -> Int {
+        var count = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".geometric.cvdm") {
+            let map = try DepthMap.load(folder.appendingPathComponent(name))
+            count += map.withDepths { depths in depths.reduce(0) { $0 + ($1 > 0 && $1.isFinite ? 1 : 0) } }
+        }
+        return count
     }
 
     private static func modificationDates(_ folder: URL) throws -> [String: Date] {

@@ -16,6 +16,8 @@ final class DetailLevelTests: XCTestCase {
         XCTAssertTrue(DetailLevel.preview < .reduced && .reduced < .medium && .medium < .full && .full < .raw)
     }
 
+    /// The sizes of the rule the undistortion applies (`cvis_mvs_working_size`, which
+    /// ``DetailLevel/denseWorkingSize(width:height:)`` calls).
     func testWorkingResolution() {
         XCTAssertEqual(DetailLevel.allCases.map(\.denseMaxImageSide), [640, 960, 1280, 1920, nil])
         // A 12 MP 4:3 phone frame.
@@ -35,6 +37,34 @@ final class DetailLevelTests: XCTestCase {
         // Lower levels work on fewer pixels: the point of them being faster.
         let pixels = sizes.map { $0.width * $0.height }
         XCTAssertEqual(pixels, pixels.sorted())
+        // The longer side lands on the level's side exactly, the other rounds to the nearest.
+        let odd = DetailLevel.preview.denseWorkingSize(width: 700, height: 501)
+        XCTAssertEqual(odd.width, 640)
+        XCTAssertEqual(odd.height, 458, "501 * 640 / 700 = 458.06")
+        let tall = DetailLevel.preview.denseWorkingSize(width: 1, height: 5000)
+        XCTAssertEqual(tall.width, 1, "never below one pixel")
+        XCTAssertEqual(tall.height, 640)
+    }
+
+    /// The views the dense stage makes have exactly the size the level promises: the
+    /// undistortion of real files, landscape and portrait, at preview and raw.
+    func testUndistortedViewsHaveTheWorkingSize() throws {
+        let directory = try makeBridgeTestDirectory(self)
+        for (width, height) in [(700, 501), (501, 700)] {
+            let input = directory.appendingPathComponent("\(width)x\(height).png")
+            let pixels = (0..<(width * height)).map { i -> UInt8 in UInt8((i % width + i / width) % 251) }
+            try TestPNG.writeGrey(pixels, width: width, height: height, to: input)
+            let camera = Camera(id: CameraID(1), model: .simpleRadial, width: width, height: height,
+                                params: [600, Double(width) / 2, Double(height) / 2, 0])
+            for level in [DetailLevel.preview, .raw] {
+                let view = try Undistortion.undistort(
+                    image: input, maskFile: nil, keepRect: nil, camera: camera, maxSide: level.denseMaxImageSide ?? 0,
+                    outputImage: directory.appendingPathComponent("view.png"), outputMask: nil)
+                let promised = level.denseWorkingSize(width: width, height: height)
+                XCTAssertEqual(view.width, promised.width, "\(level) \(width)x\(height)")
+                XCTAssertEqual(view.height, promised.height, "\(level) \(width)x\(height)")
+            }
+        }
     }
 
     func testMeshBudgets() {

@@ -81,6 +81,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertGreaterThan(comparison.auc.at1, 60, "pair AUC@1 with known intrinsics")
     }
 
+    /// Too few images: one line, and `report.json` still says what the run saw.
     func testTooFewImagesIsOneLineError() throws {
         let work = try temporaryDirectory()
         let input = work.appendingPathComponent("two")
@@ -92,9 +93,14 @@ final class EndToEndTests: XCTestCase {
         let output = work.appendingPathComponent("out")
         XCTAssertThrowsError(try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(),
                                                         progress: nil).run()) { error in
-            XCTAssertEqual(error as? PipelineError, .tooFewImages(usable: 2, required: 3, input: input.path))
+            let report = output.appendingPathComponent("report.json").path
+            XCTAssertEqual(error as? PipelineError, .tooFewImages(usable: 2, required: 3, input: input.path, report: report))
             XCTAssertFalse("\(error)".contains("\n"))
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("report.json").path))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("report.json")))
+        let report = try XCTUnwrap(json as? [String: Any])
+        XCTAssertEqual(report["images_total"] as? Int, 2)
+        XCTAssertEqual((report["images"] as? [[String: Any]])?.compactMap { $0["name"] as? String },
+                       ["templeR0013.png", "templeR0014.png"])
     }
 }

@@ -54,16 +54,16 @@ final class MaskSourceTests: XCTestCase {
         let other = CaptureImage(name: "0002.jpg", url: images.appendingPathComponent("0002.jpg"), width: 640, height: 480,
                                  exif: .empty)
         let capture = Capture(imageRoot: images, root: root, images: [image, other], rejected: [])
-        let source = try XCTUnwrap(MaskSource.discover(in: capture))
+        let source = try XCTUnwrap(try MaskSource.discover(in: capture))
         guard case .directory(let folder) = source else { return XCTFail("expected the masks folder, got \(source)") }
         XCTAssertEqual(folder.path, masks.path)
         XCTAssertEqual(source.maskURL(for: image)?.lastPathComponent, "0001.png")
         XCTAssertNil(source.maskURL(for: other))
 
         try FileManager.default.removeItem(at: masks)
-        XCTAssertEqual(MaskSource.discover(in: capture), .rectangle(x: 0, y: 0, width: 10, height: 10))
+        XCTAssertEqual(try MaskSource.discover(in: capture), .rectangle(x: 0, y: 0, width: 10, height: 10))
         // Given the images folder itself, nothing outside it is looked at.
-        XCTAssertNil(MaskSource.discover(in: Capture(imageRoot: images, root: images, images: [image], rejected: [])))
+        XCTAssertNil(try MaskSource.discover(in: Capture(imageRoot: images, root: images, images: [image], rejected: [])))
         XCTAssertThrowsError(try MaskSource.rectangle(x: 700, y: 0, width: 10, height: 10).validate(against: capture))
     }
 
@@ -94,6 +94,26 @@ final class MaskSourceTests: XCTestCase {
         python.waitUntilExit()
         XCTAssertThrowsError(try FeatureSet.extract(imageURL: image, maskURL: square, keepRect: nil, options: SIFTOptions())) {
             XCTAssertTrue("\($0)".contains("square.png"), "\($0)")
+        }
+    }
+
+    /// A malformed mask.json beside the images is an error naming it, as with `--mask`: the run
+    /// does not silently go unmasked.
+    func testDiscoveredMalformedMaskFileIsAnError() throws {
+        let root = try temporaryDirectory()
+        let json = root.appendingPathComponent("mask.json")
+        try write("{\"rect\": ", to: json)
+        let image = CaptureImage(name: "0001.jpg", url: root.appendingPathComponent("0001.jpg"), width: 640, height: 480,
+                                 exif: .empty)
+        let capture = Capture(imageRoot: root, root: root, images: [image], rejected: [])
+        XCTAssertThrowsError(try MaskSource.discover(in: capture)) { error in
+            XCTAssertEqual("\(error)", "\(json.path): not a JSON object (want {\"rect\": {\"x\", \"y\", \"width\", \"height\"}}); "
+                           + "--mask none ignores it")
+        }
+        try FileManager.default.removeItem(at: json)
+        try BadInputs.makeFIFO(at: json)
+        XCTAssertThrowsError(try MaskSource.discover(in: capture)) { error in
+            XCTAssertEqual("\(error)", "\(json.path): not a regular file; --mask none ignores it")
         }
     }
 }

@@ -10,21 +10,30 @@
 
 namespace cvis {
 
+namespace {
+
+// The grey image (and keep mask) at the working size both measures read: area-downscaled so
+// that the longer side is at most 640 px, so that scores compare across resolutions.
+void WorkingSize(const cv::Mat& image, const cv::Mat& keep, cv::Mat* gray, cv::Mat* small_mask) {
+  constexpr int kWorkingSide = 640;
+  if (image.channels() == 3) cv::cvtColor(image, *gray, cv::COLOR_BGR2GRAY); else *gray = image;
+  const double scale = std::min(1.0, double(kWorkingSide) / std::max(gray->cols, gray->rows));
+  if (scale < 1.0) {
+    const cv::Size size(std::max(1, int(std::lround(gray->cols * scale))),
+                        std::max(1, int(std::lround(gray->rows * scale))));
+    cv::resize(*gray, *gray, size, 0, 0, cv::INTER_AREA);
+    if (!keep.empty()) cv::resize(keep, *small_mask, size, 0, 0, cv::INTER_NEAREST);
+  } else if (!keep.empty()) {
+    *small_mask = keep;
+  }
+}
+
+}  // namespace
+
 double BlurScore(const cv::Mat& image, const cv::Mat& keep) {
   if (image.empty()) return 0.0;
-  constexpr int kWorkingSide = 640;
-  cv::Mat gray;
-  if (image.channels() == 3) cv::cvtColor(image, gray, cv::COLOR_BGR2GRAY); else gray = image;
-  const double scale = std::min(1.0, double(kWorkingSide) / std::max(gray.cols, gray.rows));
-  cv::Mat small_mask;
-  if (scale < 1.0) {
-    const cv::Size size(std::max(1, int(std::lround(gray.cols * scale))),
-                        std::max(1, int(std::lround(gray.rows * scale))));
-    cv::resize(gray, gray, size, 0, 0, cv::INTER_AREA);
-    if (!keep.empty()) cv::resize(keep, small_mask, size, 0, 0, cv::INTER_NEAREST);
-  } else if (!keep.empty()) {
-    small_mask = keep;
-  }
+  cv::Mat gray, small_mask;
+  WorkingSize(image, keep, &gray, &small_mask);
   cv::Mat intensity, gx, gy;
   gray.convertTo(intensity, CV_32F, 1.0 / 255.0);
   // Sobel's 3x3 kernel sums to 8 in its derivative direction: scale to a unit step.
@@ -34,6 +43,16 @@ double BlurScore(const cv::Mat& image, const cv::Mat& keep) {
   if (small_mask.empty()) return cv::mean(energy)[0];
   if (cv::countNonZero(small_mask) == 0) return 0.0;
   return cv::mean(energy, small_mask)[0];
+}
+
+double Contrast(const cv::Mat& image, const cv::Mat& keep) {
+  if (image.empty()) return 0.0;
+  cv::Mat gray, small_mask;
+  WorkingSize(image, keep, &gray, &small_mask);
+  if (!small_mask.empty() && cv::countNonZero(small_mask) == 0) return 0.0;
+  cv::Scalar mean, deviation;
+  cv::meanStdDev(gray, mean, deviation, small_mask);
+  return deviation[0] / 255.0;
 }
 
 }  // namespace cvis

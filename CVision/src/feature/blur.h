@@ -11,4 +11,9 @@ namespace cvis {
 // given (the object's sharpness, not the backdrop's). 0 for an empty image or mask.
 double BlurScore(const cv::Mat& image, const cv::Mat& keep);
 
+// Standard deviation of the grey levels (intensities in [0, 1]) over the pixels the keep mask
+// keeps (all when it is empty), at the blur score's working size: how much there is to see at
+// all. 0 for an empty image or mask.
+double Contrast(const cv::Mat& image, const cv::Mat& keep);
+
 }  // namespace cvis

@@ -13,6 +13,7 @@ struct cvis_features {
   int32_t image_width = 0;            // upright, full size
   int32_t image_height = 0;
   double blur_score = 0.0;            // gradient energy, see blur.h
+  double contrast = 0.0;              // standard deviation of grey levels in [0, 1], see blur.h
   double contrast_threshold = 0.0;    // the SIFT contrast threshold the keypoints passed
   int32_t count_at_base_threshold = 0;  // passed the masks at the options' threshold
   bool mask_from_alpha = false;       // the image's alpha channel masked it

@@ -10,14 +10,14 @@
 #include "../util/status.h"
 #include "features.h"
 
-// File layout (native little-endian): "CVISFT03", int32 width, height, count, descriptor dim, float blur score,
-// double contrast threshold, int32 count at the base threshold, int32 flags (bit 0: masked by alpha),
+// File layout (native little-endian): "CVISFT04", int32 width, height, count, descriptor dim, float blur score,
+// float contrast (grey standard deviation), double contrast threshold, int32 count at the base threshold, int32 flags (bit 0: masked by alpha),
 // then count x 4 float keypoints, count x 128 byte descriptors, count x 3 byte colours. Files of
 // another version are not read (the caller extracts again).
 
 namespace cvis {
 namespace {
-constexpr char kMagic[8] = {'C', 'V', 'I', 'S', 'F', 'T', '0', '3'};
+constexpr char kMagic[8] = {'C', 'V', 'I', 'S', 'F', 'T', '0', '4'};
 }  // namespace
 }  // namespace cvis
 
@@ -37,6 +37,7 @@ extern "C" const uint8_t* cvis_features_colors(const cvis_features* f) {
   return f ? f->colors.data() : nullptr;
 }
 extern "C" double cvis_features_blur_score(const cvis_features* f) { return f ? f->blur_score : 0.0; }
+extern "C" double cvis_features_contrast(const cvis_features* f) { return f ? f->contrast : 0.0; }
 extern "C" double cvis_features_contrast_threshold(const cvis_features* f) {
   return f ? f->contrast_threshold : 0.0;
 }
@@ -69,10 +70,12 @@ extern "C" cvis_status cvis_features_save(const cvis_features* features, const c
                          &bytes[size_t(i) * cvis_features::kDescriptorDim]);
     }
     const float blur = float(features->blur_score);
+    const float contrast = float(features->contrast);
     const double threshold = features->contrast_threshold;
     const int32_t extra[2] = {features->count_at_base_threshold, features->mask_from_alpha ? 1 : 0};
     bool ok = std::fwrite(kMagic, 1, 8, file) == 8 && std::fwrite(header, 4, 4, file) == 4 &&
-              std::fwrite(&blur, 4, 1, file) == 1 && std::fwrite(&threshold, 8, 1, file) == 1 &&
+              std::fwrite(&blur, 4, 1, file) == 1 && std::fwrite(&contrast, 4, 1, file) == 1 &&
+              std::fwrite(&threshold, 8, 1, file) == 1 &&
               std::fwrite(extra, 4, 2, file) == 2;
     ok = ok && std::fwrite(features->keypoints.data(), 4, features->keypoints.size(), file) ==
                    features->keypoints.size();
@@ -102,10 +105,12 @@ extern "C" cvis_status cvis_features_load(const char* path, cvis_features** out)
     char magic[8];
     int32_t header[4];
     float blur = 0.0f;
+    float contrast = 0.0f;
     double threshold = 0.0;
     int32_t extra[2] = {0, 0};
     if (std::fread(magic, 1, 8, file.get()) != 8 || std::memcmp(magic, kMagic, 8) != 0 ||
         std::fread(header, 4, 4, file.get()) != 4 || std::fread(&blur, 4, 1, file.get()) != 1 ||
+        std::fread(&contrast, 4, 1, file.get()) != 1 ||
         std::fread(&threshold, 8, 1, file.get()) != 1 || std::fread(extra, 4, 2, file.get()) != 2 ||
         header[0] < 0 || header[1] < 0 ||
         header[2] < 0 || header[3] != cvis_features::kDescriptorDim) {
@@ -115,6 +120,7 @@ extern "C" cvis_status cvis_features_load(const char* path, cvis_features** out)
     features->image_width = header[0];
     features->image_height = header[1];
     features->blur_score = blur;
+    features->contrast = contrast;
     features->contrast_threshold = threshold;
     features->count_at_base_threshold = extra[0];
     features->mask_from_alpha = (extra[1] & 1) != 0;

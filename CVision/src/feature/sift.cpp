@@ -210,7 +210,9 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     // One grey conversion serves the blur score (whole frame) and SIFT (the mask's region).
     cv::Mat gray_full;
     cv::cvtColor(color, gray_full, cv::COLOR_BGR2GRAY);
-    features->blur_score = BlurScore(gray_full, BlurKeepMask(keep, alpha_distance, color.size()));
+    const cv::Mat blur_keep = BlurKeepMask(keep, alpha_distance, color.size());
+    features->blur_score = BlurScore(gray_full, blur_keep);
+    features->contrast = Contrast(gray_full, blur_keep);
     const cv::Rect region = DetectionRegion(keep, color.size());
     if (region.area() == 0) {  // everything masked out
       *out = features.release();

@@ -2,12 +2,16 @@
 // every entry path is checked before anything is written (no absolute paths, no "..", no links
 // or devices), files are created component by component with openat(O_NOFOLLOW) below a
 // directory descriptor of dest_dir (a symlink planted in dest_dir cannot redirect a write), and
-// sizes are counted while streaming (declared sizes in zip headers can lie).
+// sizes are capped twice: before anything is written, by what the central directory declares
+// (each entry's size, the sum, and the compression ratio, which tells a zip bomb from a capture:
+// JPEG and PNG do not deflate), and while streaming, by what actually comes out (declared sizes
+// in zip headers can lie).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -19,6 +23,7 @@
 #include "../../include/cvis_io.h"
 #include "../util/status.h"
 #include "image_io.h"
+#include "zip_directory.h"
 
 namespace cvis {
 namespace {
@@ -112,6 +117,13 @@ int CreateFileExclusive(int directory, const std::string& name) {
   return fd;
 }
 
+// libarchive's message for the last failure, or a generic one when it gives none (an archive
+// that ends before its central directory).
+std::string ArchiveError(archive* reader) {
+  const char* message = archive_error_string(reader);
+  return message != nullptr && *message != 0 ? message : "not a readable zip archive (truncated?)";
+}
+
 std::string EntryPath(archive_entry* entry) {
   const char* utf8 = archive_entry_pathname_utf8(entry);
   const char* raw = utf8 != nullptr ? utf8 : archive_entry_pathname(entry);
@@ -124,16 +136,60 @@ ArchivePtr OpenZip(const std::string& path, cvis_status* status) {
   if (archive_read_open_filename(reader.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
     const bool missing = ::access(path.c_str(), R_OK) != 0;
     *status = Fail(missing ? CVIS_IO_ERROR : CVIS_DECODE_ERROR,
-                   Str(BaseName(path), ": ", archive_error_string(reader.get())));
+                   Str(BaseName(path), ": ", ArchiveError(reader.get())));
     return nullptr;
   }
   *status = CVIS_OK;
   return reader;
 }
 
+// Entries below this size are never judged by their compression ratio: small text files deflate
+// far, and however many there are, the total cap bounds them.
+constexpr uint64_t kRatioFloorBytes = 1ull << 20;
+
+// The read block of the archive; what streaming has read of an entry can run ahead of what it
+// has inflated by about this much.
+constexpr size_t kReadBlockBytes = 1 << 16;
+
+// Whether `inflated` bytes out of `compressed` exceeds the ratio cap.
+bool OverRatio(uint64_t inflated, uint64_t compressed, double max_ratio) {
+  return inflated > kRatioFloorBytes &&
+         double(inflated) > max_ratio * double(std::max<uint64_t>(compressed, 1));
+}
+
+// Refuses the archive when the sizes its central directory declares pass a cap.
+cvis_status CheckDeclaredSizes(const std::string& archive_path, const cvis_unzip_limits& limits) {
+  std::vector<ZipDirectoryEntry> directory;
+  if (!ReadZipDirectory(archive_path, &directory)) return CVIS_OK;  // streaming still checks
+  const std::string name = BaseName(archive_path);
+  uint64_t total = 0;
+  for (const ZipDirectoryEntry& entry : directory) {
+    if (entry.uncompressed_size > limits.max_entry_bytes) {
+      return Fail(CVIS_LIMIT_EXCEEDED,
+                  Str(name, ": entry \"", entry.name, "\" declares ", entry.uncompressed_size,
+                      " bytes, over the per-entry cap of ", limits.max_entry_bytes, " bytes"));
+    }
+    total += entry.uncompressed_size;
+    if (total > limits.max_total_bytes) {
+      return Fail(CVIS_LIMIT_EXCEEDED, Str(name, ": entries declare more than the total cap of ",
+                                           limits.max_total_bytes, " bytes"));
+    }
+    if (OverRatio(entry.uncompressed_size, entry.compressed_size, limits.max_compression_ratio)) {
+      return Fail(CVIS_LIMIT_EXCEEDED,
+                  Str(name, ": entry \"", entry.name, "\" would inflate ", entry.compressed_size,
+                      " bytes to ", entry.uncompressed_size, ", a ratio over the cap of ",
+                      limits.max_compression_ratio, " (a zip bomb?)"));
+    }
+  }
+  return CVIS_OK;
+}
+
 // First pass: headers only. Refuses the archive before anything is written when an entry is
-// hostile or the entry count is over the cap.
+// hostile, declares a size over a cap, or the entry count is over the cap.
 cvis_status ScanArchive(const std::string& archive_path, const cvis_unzip_limits& limits) {
+  if (cvis_status status = CheckDeclaredSizes(archive_path, limits); status != CVIS_OK) {
+    return status;
+  }
   cvis_status status;
   ArchivePtr reader = OpenZip(archive_path, &status);
   if (!reader) return status;
@@ -151,9 +207,15 @@ cvis_status ScanArchive(const std::string& archive_path, const cvis_unzip_limits
     if (!reason.empty()) {
       return Fail(CVIS_UNSAFE_ARCHIVE, Str(name, ": entry \"", path, "\" refused (", reason, ")"));
     }
+    if (archive_entry_size_is_set(entry) &&
+        uint64_t(archive_entry_size(entry)) > limits.max_entry_bytes) {
+      return Fail(CVIS_LIMIT_EXCEEDED,
+                  Str(name, ": entry \"", path, "\" declares ", archive_entry_size(entry),
+                      " bytes, over the per-entry cap of ", limits.max_entry_bytes, " bytes"));
+    }
   }
   if (result != ARCHIVE_EOF) {
-    return Fail(CVIS_DECODE_ERROR, Str(name, ": ", archive_error_string(reader.get())));
+    return Fail(CVIS_DECODE_ERROR, Str(name, ": ", ArchiveError(reader.get())));
   }
   return CVIS_OK;
 }
@@ -166,6 +228,7 @@ extern "C" void cvis_unzip_limits_default(cvis_unzip_limits* limits) {
   limits->max_total_bytes = 8ull << 30;
   limits->max_entry_bytes = 1ull << 30;
   limits->max_entries = 100000;
+  limits->max_compression_ratio = 200.0;
 }
 
 extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir,
@@ -179,6 +242,9 @@ extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir
     cvis_unzip_limits limits;
     cvis_unzip_limits_default(&limits);
     if (limits_in != nullptr) limits = *limits_in;
+    if (!(limits.max_compression_ratio >= 1)) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_unzip: max_compression_ratio must be at least 1");
+    }
     const std::string name = BaseName(archive_path);
     ScopedFd root(::open(dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (root.get() < 0) {
@@ -190,7 +256,7 @@ extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir
     cvis_status status;
     ArchivePtr reader = OpenZip(archive_path, &status);
     if (!reader) return status;
-    std::vector<char> buffer(1 << 16);
+    std::vector<char> buffer(kReadBlockBytes);
     uint64_t total_bytes = 0;
     int32_t written = 0;
     archive_entry* entry = nullptr;
@@ -217,13 +283,16 @@ extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir
         return Fail(CVIS_IO_ERROR, Str(name, ": entry \"", path, "\": cannot create file (",
                                        std::strerror(errno), ")"));
       }
+      const bool size_declared = archive_entry_size_is_set(entry) != 0;
+      const uint64_t declared = size_declared ? uint64_t(archive_entry_size(entry)) : 0;
+      const int64_t read_before = archive_filter_bytes(reader.get(), -1);
       uint64_t entry_bytes = 0;
       for (;;) {
         const la_ssize_t got = archive_read_data(reader.get(), buffer.data(), buffer.size());
         if (got == 0) break;
         if (got < 0) {
           return Fail(CVIS_DECODE_ERROR, Str(name, ": entry \"", path, "\": ",
-                                             archive_error_string(reader.get())));
+                                             ArchiveError(reader.get())));
         }
         entry_bytes += uint64_t(got);
         total_bytes += uint64_t(got);
@@ -234,6 +303,21 @@ extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir
                       Str(name, ": entry \"", path, "\" exceeds the ",
                           entry_cap ? "per-entry cap of " : "total cap of ",
                           entry_cap ? limits.max_entry_bytes : limits.max_total_bytes, " bytes"));
+        }
+        // The header's size and the ratio, again on what actually comes out: a header that
+        // declares little cannot let a bomb through.
+        if (size_declared && entry_bytes > declared) {
+          ::unlinkat(directory.get(), parts.back().c_str(), 0);
+          return Fail(CVIS_LIMIT_EXCEEDED, Str(name, ": entry \"", path,
+                                               "\" inflates beyond the ", declared,
+                                               " bytes its header declares"));
+        }
+        const uint64_t read = uint64_t(std::max<int64_t>(0, archive_filter_bytes(reader.get(), -1) - read_before));
+        if (OverRatio(entry_bytes, read + kReadBlockBytes, limits.max_compression_ratio)) {
+          ::unlinkat(directory.get(), parts.back().c_str(), 0);
+          return Fail(CVIS_LIMIT_EXCEEDED,
+                      Str(name, ": entry \"", path, "\" inflates more than ",
+                          limits.max_compression_ratio, " times (a zip bomb?)"));
         }
         for (la_ssize_t done = 0; done < got;) {
           const ssize_t put = ::write(file.get(), buffer.data() + done, size_t(got - done));
@@ -249,7 +333,7 @@ extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir
       if (files_written != nullptr) *files_written = written;
     }
     if (result != ARCHIVE_EOF) {
-      return Fail(CVIS_DECODE_ERROR, Str(name, ": ", archive_error_string(reader.get())));
+      return Fail(CVIS_DECODE_ERROR, Str(name, ": ", ArchiveError(reader.get())));
     }
     return CVIS_OK;
   });

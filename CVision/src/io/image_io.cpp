@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cerrno>
+#include <string>
 #include <utility>
 
 #include <opencv2/imgcodecs.hpp>
@@ -203,6 +204,124 @@ bool ProbeJpeg(FILE* file, int* width, int* height) {
   return false;
 }
 
+// Reads a file forward in blocks, so that a JPEG's entropy-coded data can be scanned for its
+// markers at memchr speed.
+class ForwardReader {
+ public:
+  ForwardReader(FILE* file, long size) : file_(file), size_(size) {}
+
+  // The next byte, or -1 at the end of the file.
+  int Next() {
+    if (pos_ == len_ && !Fill()) return -1;
+    return buffer_[pos_++];
+  }
+
+  // Skips to just past the next 0xFF byte; false at the end of the file.
+  bool SkipPastFF() {
+    for (;;) {
+      if (pos_ == len_ && !Fill()) return false;
+      const void* hit = std::memchr(buffer_ + pos_, 0xFF, len_ - pos_);
+      if (hit != nullptr) {
+        pos_ = size_t(static_cast<const unsigned char*>(hit) - buffer_) + 1;
+        return true;
+      }
+      pos_ = len_;
+    }
+  }
+
+  // Skips n bytes; false when the file ends first.
+  bool Skip(long n) {
+    const long buffered = long(len_ - pos_);
+    if (n <= buffered) {
+      pos_ += size_t(n);
+      return true;
+    }
+    const long target = Offset() + n;
+    if (target > size_ || std::fseek(file_, target, SEEK_SET) != 0) return false;
+    start_ = target;
+    pos_ = len_ = 0;
+    return true;
+  }
+
+  // The file offset of the next byte.
+  long Offset() const { return start_ + long(pos_); }
+
+ private:
+  bool Fill() {
+    start_ += long(len_);
+    pos_ = 0;
+    len_ = std::fread(buffer_, 1, sizeof(buffer_), file_);
+    return len_ > 0;
+  }
+
+  FILE* file_;
+  long size_;
+  unsigned char buffer_[1 << 16];
+  long start_ = 0;  // file offset of buffer_[0]
+  size_t pos_ = 0, len_ = 0;
+};
+
+// Whether a JPEG holds all of itself: its marker segments are walked (by their lengths) and its
+// entropy-coded scans searched for the next marker, through every scan of a progressive file,
+// until the end-of-image marker FFD9. Bytes after it (padding, a phone's appended video) are
+// allowed; a file that ends first is truncated, and libjpeg would fill the missing rows with grey
+// and only warn, on standard error, without the file's name.
+bool JpegIsComplete(FILE* file, long size) {
+  if (std::fseek(file, 0, SEEK_SET) != 0) return false;
+  ForwardReader reader(file, size);
+  if (reader.Next() != 0xFF || reader.Next() != 0xD8) return false;
+  for (;;) {
+    // Between segments and inside scans alike, the next marker starts at the next 0xFF (libjpeg
+    // skips stray bytes between segments the same way).
+    if (!reader.SkipPastFF()) return false;
+    int marker = reader.Next();
+    while (marker == 0xFF) marker = reader.Next();  // fill bytes
+    if (marker < 0) return false;
+    if (marker == 0x00 || (marker >= 0xD0 && marker <= 0xD7)) continue;  // stuffed byte, restart
+    if (marker == 0xD9) return true;
+    if (marker == 0xD8 || marker == 0x01) continue;  // no length field
+    const int high = reader.Next(), low = reader.Next();
+    if (low < 0) return false;
+    const int length = (high << 8) | low;
+    if (length < 2 || !reader.Skip(length - 2)) return false;
+  }
+}
+
+// Whether a PNG holds all of itself: its chunks are walked by their lengths up to IEND.
+bool PngIsComplete(FILE* file, long size) {
+  long offset = 8;
+  unsigned char header[8];
+  while (offset + 12 <= size) {
+    if (std::fseek(file, offset, SEEK_SET) != 0 || std::fread(header, 1, 8, file) != 8) return false;
+    const long length = long(BigEndian32(header));
+    if (std::memcmp(header + 4, "IEND", 4) == 0) return true;
+    offset += 12 + length;  // length, type, data, CRC
+  }
+  return false;
+}
+
+// Why an image file is incomplete, or "" when it is whole (or of a format not checked).
+std::string TruncationReason(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return "";
+  unsigned char head[8] = {0};
+  const size_t got = std::fread(head, 1, sizeof(head), file);
+  std::fseek(file, 0, SEEK_END);
+  const long size = std::ftell(file);
+  std::string reason;
+  if (got >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF) {
+    if (!JpegIsComplete(file, size)) {
+      reason = Str("truncated JPEG: the file ends after ", size, " bytes, before its end-of-image marker");
+    }
+  } else if (got == 8 && std::memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0) {
+    if (!PngIsComplete(file, size)) {
+      reason = Str("truncated PNG: the file ends after ", size, " bytes, before its IEND chunk");
+    }
+  }
+  std::fclose(file);
+  return reason;
+}
+
 }  // namespace
 }  // namespace cvis
 
@@ -234,6 +353,9 @@ extern "C" cvis_status cvis_probe_image(const char* path, int32_t* width, int32_
       return cvis::Fail(CVIS_INVALID_ARGUMENT, "cvis_probe_image: null argument");
     }
     if (cvis_status status = cvis::CheckReadable(path); status != CVIS_OK) return status;
+    if (const std::string reason = cvis::TruncationReason(path); !reason.empty()) {
+      return cvis::Fail(CVIS_DECODE_ERROR, cvis::Str(cvis::BaseName(path), ": ", reason));
+    }
     int w = 0, h = 0;
     FILE* file = std::fopen(path, "rb");
     const bool parsed = file != nullptr && (cvis::ProbePng(file, &w, &h) ||

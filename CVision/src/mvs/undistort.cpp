@@ -48,6 +48,20 @@ cvis_status WritePng(const cv::Mat& image, const std::string& path) {
 }  // namespace mvs
 }  // namespace cvis
 
+extern "C" void cvis_mvs_working_size(int32_t width, int32_t height, int32_t max_side,
+                                      int32_t* out_width, int32_t* out_height) {
+  int32_t w = width, h = height;
+  const int32_t long_side = std::max(width, height);
+  if (max_side > 0 && long_side > max_side) {
+    // The longer side becomes max_side exactly; the shorter keeps the aspect, rounded.
+    const double scale = double(max_side) / long_side;
+    w = width >= height ? max_side : std::max(1, int(std::lround(width * scale)));
+    h = height > width ? max_side : std::max(1, int(std::lround(height * scale)));
+  }
+  if (out_width != nullptr) *out_width = w;
+  if (out_height != nullptr) *out_height = h;
+}
+
 extern "C" cvis_status cvis_mvs_undistort_image(const char* image_path, const char* mask_path,
                                                 const cvis_rect* keep_rect, int32_t camera_model,
                                                 const double* camera_params, int32_t camera_width,
@@ -138,12 +152,9 @@ extern "C" cvis_status cvis_mvs_undistort_image(const char* image_path, const ch
       }
     }
     // Area downscale to max_side (never up), intrinsics scaled per axis.
-    int out_width = width, out_height = height;
-    const int long_side = std::max(width, height);
-    if (max_side > 0 && long_side > max_side) {
-      const double scale = double(max_side) / long_side;
-      out_width = width >= height ? max_side : std::max(1, int(std::lround(width * scale)));
-      out_height = height > width ? max_side : std::max(1, int(std::lround(height * scale)));
+    int32_t out_width = width, out_height = height;
+    cvis_mvs_working_size(width, height, max_side, &out_width, &out_height);
+    if (out_width != width || out_height != height) {
       cv::resize(undistorted, undistorted, cv::Size(out_width, out_height), 0, 0, cv::INTER_AREA);
       cv::resize(mask, mask, cv::Size(out_width, out_height), 0, 0, cv::INTER_AREA);
       cv::threshold(mask, mask, 127, 255, cv::THRESH_BINARY);

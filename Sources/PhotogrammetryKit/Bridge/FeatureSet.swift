@@ -162,6 +162,10 @@ public final class FeatureSet: @unchecked Sendable {
     /// (with an alpha channel, away from the cut-out's edge).
     public var blurScore: Double { cvis_features_blur_score(handle) }
 
+    /// How much the image's grey levels vary: their standard deviation (intensity in [0, 1]) at
+    /// the blur score's working size, inside the same masks. Near 0 for a blank frame.
+    public var contrast: Double { cvis_features_contrast(handle) }
+
     /// The contrast threshold the features were detected at: the options' threshold, or lower
     /// where the image had too few features at it (see ``SIFTOptions/minFeatures``).
     public var contrastThreshold: Double { cvis_features_contrast_threshold(handle) }

@@ -61,20 +61,24 @@ public struct UnzipLimits: Sendable, Equatable {
     public var maxEntryBytes: UInt64 = 1 << 30
     /// Number of entries in the archive. Default 100 000.
     public var maxEntries: UInt64 = 100_000
+    /// Inflated over compressed bytes of one entry of at least 1 MiB. Default 200: photos do
+    /// not deflate (JPEG and PNG are compressed already), zip bombs reach 1000.
+    public var maxCompressionRatio = 200.0
 
     /// Creates the default limits.
     public init() {}
 
     /// Throws unless every cap is positive.
     public func validate() throws {
-        guard maxTotalBytes > 0, maxEntryBytes > 0, maxEntries > 0 else {
-            throw CVisionError(code: .invalidArgument, message: "UnzipLimits: every cap must be > 0")
+        guard maxTotalBytes > 0, maxEntryBytes > 0, maxEntries > 0, maxCompressionRatio >= 1 else {
+            throw CVisionError(code: .invalidArgument, message: "UnzipLimits: every cap must be > 0, the ratio at least 1")
         }
     }
 
     func cLimits() -> cvis_unzip_limits {
         cvis_unzip_limits(
-            max_total_bytes: maxTotalBytes, max_entry_bytes: maxEntryBytes, max_entries: maxEntries)
+            max_total_bytes: maxTotalBytes, max_entry_bytes: maxEntryBytes, max_entries: maxEntries,
+            max_compression_ratio: maxCompressionRatio)
     }
 }
 
@@ -84,7 +88,9 @@ public enum ZipArchive {
     ///
     /// Skips `__MACOSX/` and dot-files. Throws ``CVisionError/Code/unsafeArchive`` (naming the
     /// entry) for absolute paths, `..`, links and devices, and ``CVisionError/Code/limitExceeded``
-    /// when a cap in `limits` is passed. Files written before a failure stay in `destination`.
+    /// when a cap in `limits` is passed: before anything is written when the archive's directory
+    /// declares it, else as soon as the bytes that come out pass it. Files written before a
+    /// failure stay in `destination`.
     @discardableResult
     public static func extract(
         _ archive: URL, to destination: URL, limits: UnzipLimits = UnzipLimits()

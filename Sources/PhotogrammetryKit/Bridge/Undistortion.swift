@@ -3,6 +3,15 @@ import Foundation
 
 /// Undistortion of capture images to the pinhole views the dense stage works on.
 public enum Undistortion {
+    /// The size of the view ``undistort(image:maskFile:keepRect:camera:maxSide:outputImage:outputMask:)``
+    /// makes of a `width` x `height` image: the longer side brought down to `maxSide` (exactly;
+    /// the other keeps the aspect, rounded), never up; `maxSide` 0 keeps the size.
+    public static func workingSize(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        cvis_mvs_working_size(Int32(clamping: width), Int32(clamping: height), Int32(clamping: maxSide), &w, &h)
+        return (Int(w), Int(h))
+    }
+
     /// Undistorts one image to a pinhole view and writes it (and its mask) as PNG.
     ///
     /// The view keeps the camera's focal lengths and principal point; each output pixel centre is

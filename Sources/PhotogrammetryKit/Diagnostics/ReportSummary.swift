@@ -62,7 +62,7 @@ public enum ReportSummary {
 
     /// "3 frames: a.jpg: blurry; b.jpg: unreadable; … and 1 more".
     private static func rejected(_ images: [RejectedImage]) -> String {
-        let named = images.prefix(rejectedNamesShown).map { "\($0.name): \($0.reason)" }
+        let named = images.prefix(rejectedNamesShown).map { "\($0.name.escapingControlCharacters): \($0.reason)" }
         let rest = images.count - named.count
         return "\(images.count) frame\(images.count == 1 ? "" : "s"): " + named.joined(separator: "; ")
             + (rest > 0 ? "; … and \(rest) more" : "")

@@ -8,10 +8,32 @@ public struct FixedIntrinsics: Sendable, Equatable {
         (self.fx, self.fy, self.cx, self.cy) = (fx, fy, cx, cy)
     }
 
-    /// Parses "fx,fy,cx,cy".
-    public init?(parsing text: String) {
-        let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count == 4, values[0] > 0, values[1] > 0 else { return nil }
+    /// Why `--intrinsics` text is not four intrinsics, one line.
+    public struct ParseError: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    /// Parses "fx,fy,cx,cy" strictly: exactly four comma-separated numbers, all finite, fx and
+    /// fy above zero. Anything else (a fifth value, a word, `inf`, `nan`, an empty field) is an
+    /// error that names the value at fault, never a guess at what was meant.
+    public init(parsing text: String) throws {
+        let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard fields.count == 4 else {
+            throw ParseError(description: "\(fields.count) value\(fields.count == 1 ? "" : "s")")
+        }
+        let names = ["fx", "fy", "cx", "cy"]
+        var values: [Double] = []
+        for (name, field) in zip(names, fields) {
+            guard let value = Double(field) else {
+                throw ParseError(description: field.isEmpty ? "\(name) is empty" : "\(name) \"\(field)\" is not a number")
+            }
+            guard value.isFinite else { throw ParseError(description: "\(name) \"\(field)\" is not a finite number") }
+            values.append(value)
+        }
+        for k in 0..<2 where values[k] <= 0 {
+            throw ParseError(description: "\(names[k]) \(fields[k]) is not above zero")
+        }
         self.init(fx: values[0], fy: values[1], cx: values[2], cy: values[3])
     }
 }

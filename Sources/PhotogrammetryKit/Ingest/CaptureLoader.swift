@@ -1,27 +1,41 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Finds, unpacks and checks the images of a capture.
 public enum CaptureLoader {
     /// The fewest usable images a reconstruction needs.
     public static let minimumImages = 3
 
+    /// The shortest image side worth reading, in pixels: below it even a richly textured frame
+    /// gives fewer SIFT features than the 100 points the initial pair needs (measured on
+    /// smoothed noise: 47 features at 48 px, 112 at 64 px; a photo of the temple, 33 at 64 px).
+    public static let minimumSide = 64
+
     /// Loads a capture from a folder or a `.zip`.
     ///
-    /// A zip is unpacked into `workspace/input` (hostile entries refuse the whole archive). The
-    /// images are those under an `images/` folder when there is one, else every image file at
-    /// any depth outside `masks/`, `__MACOSX/` and dot-folders. A file that cannot be read is
-    /// listed in `rejected` with its reason and the rest go on.
-    /// - Throws: ``PipelineError/tooFewImages(usable:required:input:)`` below three usable images.
+    /// A zip is unpacked into `workspace/input` (hostile entries refuse the whole archive, and
+    /// nothing of it stays). The images are those under an `images/` folder when there is one,
+    /// else every image file at any depth outside `masks/`, `__MACOSX/` and dot-folders. A file
+    /// that cannot be used is listed in `rejected` with its reason and the rest go on: one that is
+    /// not a regular file (a named pipe would block the read forever), is empty, truncated, too
+    /// small or undecodable, whose name a COLMAP text model cannot hold, and a zip inside the
+    /// capture (it is not unpacked). How many usable images are enough is the caller's decision.
     public static func load(input: URL, workspace: URL) throws -> Capture {
         let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: input.path, isDirectory: &isDirectory) else {
+        var info = stat()
+        guard stat(input.path, &info) == 0 else {
             throw PipelineError.invalidInput("\(input.path): no such file or folder")
         }
         var root = input
-        if !isDirectory.boolValue {
-            guard input.pathExtension.lowercased() == "zip" else {
-                throw PipelineError.invalidInput("\(input.path): input must be a folder or a .zip")
+        let isZip = (info.st_mode & S_IFMT) != S_IFDIR
+        if isZip {
+            guard input.pathExtension.lowercased() == "zip", (info.st_mode & S_IFMT) == S_IFREG else {
+                throw PipelineError.invalidInput("\(input.path): input must be a folder or a .zip file")
             }
             root = workspace.appendingPathComponent("input", isDirectory: true)
             try? fm.removeItem(at: root)
@@ -29,15 +43,26 @@ public enum CaptureLoader {
             do {
                 _ = try ZipArchive.extract(input, to: root)
             } catch let error as CVisionError {
+                // Whatever was unpacked before the refusal goes too.
+                try? fm.removeItem(at: root)
                 let name = input.lastPathComponent
                 throw PipelineError.invalidInput(error.message.hasPrefix(name) ? error.message : "\(name): \(error.message)")
             }
         }
         let imageRoot = findImageRoot(root)
-        let files = listImageFiles(under: imageRoot)
         var images: [CaptureImage] = []
         var rejected: [RejectedImage] = []
-        for (name, url) in files {
+        for (name, url) in listImageFiles(under: imageRoot) {
+            if let problem = nameProblem(name) {
+                rejected.append(RejectedImage(name: name, reason: problem))
+                continue
+            }
+            if url.pathExtension.lowercased() == "zip" {
+                rejected.append(RejectedImage(name: name, reason: isZip
+                    ? "zip inside a zip is not unpacked (unpack it into the outer zip's folder)"
+                    : "zip inside the capture folder is not unpacked (unpack it beside the images)"))
+                continue
+            }
             switch inspect(url) {
             case .success(let (width, height, exif)):
                 images.append(CaptureImage(name: name, url: url, width: width, height: height, exif: exif))
@@ -45,10 +70,17 @@ public enum CaptureLoader {
                 rejected.append(RejectedImage(name: name, reason: reason.message))
             }
         }
-        guard images.count >= minimumImages else {
-            throw PipelineError.tooFewImages(usable: images.count, required: minimumImages, input: input.path)
-        }
         return Capture(imageRoot: imageRoot, root: root, images: images, rejected: rejected)
+    }
+
+    /// Why an image name cannot be used, or nil: a COLMAP text model holds one image per line,
+    /// so a line break (possible in a zip entry's name) would corrupt `images.txt`; other control
+    /// characters (tabs split its fields) are refused alike. Spaces are kept: COLMAP writes them
+    /// as they are, though its own text reader keeps only the part before the first one.
+    static func nameProblem(_ name: String) -> String? {
+        guard name.hasControlCharacters else { return nil }
+        return "name holds a line break or other control character (\(name.escapingControlCharacters)), "
+            + "which a COLMAP text model cannot hold"
     }
 
     /// The folder that holds the images: a single top folder is descended into, `images/` preferred.
@@ -71,7 +103,8 @@ public enum CaptureLoader {
         return current
     }
 
-    /// Image files below `root` by extension, with names relative to it, sorted by name.
+    /// Image files (and zips) below `root` by extension, with names relative to it, sorted by
+    /// name; of any file type (the caller rejects what is not a regular file).
     static func listImageFiles(under root: URL) -> [(String, URL)] {
         let fm = FileManager.default
         guard let enumerator = fm.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey],
@@ -86,7 +119,8 @@ public enum CaptureLoader {
                 }
                 continue
             }
-            guard ImageFormat.extensions.contains(url.pathExtension.lowercased()) else { continue }
+            let suffix = url.pathExtension.lowercased()
+            guard ImageFormat.extensions.contains(suffix) || suffix == "zip" else { continue }
             var relative = url.standardizedFileURL.path
             if relative.hasPrefix(rootPath + "/") { relative.removeFirst(rootPath.count + 1) }
             result.append((relative, url))
@@ -98,6 +132,22 @@ public enum CaptureLoader {
 
     /// Size and EXIF of one file, or why it cannot be used.
     static func inspect(_ url: URL) -> Result<(Int, Int, ImageMetadata), Rejection> {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            return .failure(Rejection(message: "cannot read (\(String(cString: strerror(errno))))"))
+        }
+        // Only regular files are opened: opening a named pipe blocks until someone writes to it.
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFIFO: return .failure(Rejection(message: "not a regular file (a named pipe)"))
+        case S_IFSOCK: return .failure(Rejection(message: "not a regular file (a socket)"))
+        case S_IFCHR, S_IFBLK: return .failure(Rejection(message: "not a regular file (a device)"))
+        default: return .failure(Rejection(message: "not a regular file"))
+        }
+        guard info.st_size > 0 else { return .failure(Rejection(message: "empty file (0 bytes)")) }
+        guard access(url.path, R_OK) == 0 else {
+            return .failure(Rejection(message: "cannot read (\(String(cString: strerror(errno))))"))
+        }
         guard let format = ImageFormat.sniff(url) else {
             return .failure(Rejection(message: "not a JPEG, PNG or HEIC file"))
         }
@@ -105,13 +155,25 @@ public enum CaptureLoader {
             return .failure(Rejection(message: "\(format.rawValue.uppercased()) decoding is not available in this build"))
         }
         do {
+            // The probe also walks the file to its end marker, so a truncated JPEG or PNG is
+            // refused here instead of being decoded with a grey lower half.
             let size = try ImageMetadata.probeSize(of: url)
+            guard min(size.width, size.height) >= minimumSide else {
+                return .failure(Rejection(message:
+                    "too small (\(size.width)x\(size.height) px, need at least \(minimumSide) px on each side)"))
+            }
             let exif = (try? ImageMetadata.read(from: url)) ?? ImageMetadata.empty
             return .success((size.width, size.height, exif))
         } catch let error as CVisionError {
-            return .failure(Rejection(message: error.message.isEmpty ? "unreadable" : error.message))
+            return .failure(Rejection(message: reason(error.message, file: url.lastPathComponent)))
         } catch {
             return .failure(Rejection(message: "\(error)"))
         }
+    }
+
+    /// The core's message without its leading "NAME: ", which the rejection names already.
+    static func reason(_ message: String, file: String) -> String {
+        guard !message.isEmpty else { return "unreadable" }
+        return message.hasPrefix(file + ": ") ? String(message.dropFirst(file.count + 2)) : message
     }
 }

@@ -20,6 +20,10 @@ public enum MaskSource: Sendable, Equatable {
             throw PipelineError.invalidInput("\(url.path): no such mask file or folder")
         }
         if isDirectory.boolValue { return .directory(url) }
+        // Reading a named pipe would block until someone writes to it.
+        guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else {
+            throw PipelineError.invalidInput("\(url.path): not a regular file")
+        }
         guard let data = try? Data(contentsOf: url),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw PipelineError.invalidInput("\(url.path): not a JSON object (want {\"rect\": {\"x\", \"y\", \"width\", \"height\"}})")
@@ -39,7 +43,9 @@ public enum MaskSource: Sendable, Equatable {
     /// The masks a capture carries beside its images: a `masks/` folder (preferred: per-frame
     /// masks are the sharper) or a `mask.json`, in the image folder or a folder above it inside
     /// the capture, nearest the capture's root first.
-    public static func discover(in capture: Capture) -> MaskSource? {
+    /// - Throws: ``PipelineError/invalidInput(_:)`` for a `mask.json` that cannot be read, as
+    ///   `--mask` would: a run silently unmasked would be a different reconstruction.
+    public static func discover(in capture: Capture) throws -> MaskSource? {
         var folders: [URL] = []
         let rootPath = capture.root.standardizedFileURL.path
         var folder = capture.imageRoot.standardizedFileURL
@@ -58,7 +64,12 @@ public enum MaskSource: Sendable, Equatable {
         }
         for folder in folders {
             let json = folder.appendingPathComponent("mask.json")
-            if fm.fileExists(atPath: json.path) { return try? load(json) }
+            guard fm.fileExists(atPath: json.path) else { continue }
+            do {
+                return try load(json)
+            } catch PipelineError.invalidInput(let message) {
+                throw PipelineError.invalidInput(message + "; --mask none ignores it")
+            }
         }
         return nil
     }

@@ -32,14 +32,12 @@ public enum DetailLevel: String, CaseIterable, Sendable, Codable, Comparable {
     }
 
     /// The working size of an image of `width` x `height` at this level: scaled down so that the
-    /// longer side is at most ``denseMaxImageSide`` (aspect kept, rounded), never scaled up.
+    /// longer side is ``denseMaxImageSide`` (aspect kept, rounded), never scaled up.
     ///
-    /// The undistortion writes about this size; the exact size is the one its view reports.
+    /// The undistortion's own rule (``Undistortion/workingSize(width:height:maxSide:)``), not a
+    /// copy of it: the size it reports is exactly the size its views have.
     public func denseWorkingSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        let longer = max(width, height)
-        guard let limit = denseMaxImageSide, longer > limit, longer > 0 else { return (width, height) }
-        let scale = Double(limit) / Double(longer)
-        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+        Undistortion.workingSize(width: width, height: height, maxSide: denseMaxImageSide ?? 0)
     }
 
     /// The most triangles the final mesh may keep; nil for no decimation (`raw`).

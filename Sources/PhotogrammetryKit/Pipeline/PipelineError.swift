@@ -2,7 +2,9 @@
 public enum PipelineError: Error, CustomStringConvertible, Equatable {
     case invalidOption(String)
     case invalidInput(String)
-    case tooFewImages(usable: Int, required: Int, input: String)
+    /// Below the minimum of usable images; `rejected` are the images left out with their
+    /// reasons, `report` the `report.json` that lists them (nil when none was kept).
+    case tooFewImages(usable: Int, required: Int, input: String, rejected: [RejectedImage] = [], report: String? = nil)
     case noInitialPair
     case cancelled
     case io(String)
@@ -11,8 +13,13 @@ public enum PipelineError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .invalidOption(let what): return "invalid option: \(what)"
         case .invalidInput(let what): return what
-        case .tooFewImages(let usable, let required, let input):
-            return "\(input): \(usable) usable image\(usable == 1 ? "" : "s"), at least \(required) needed"
+        case .tooFewImages(let usable, let required, let input, let rejected, let report):
+            let line = "\(input): \(usable) usable image\(usable == 1 ? "" : "s"), at least \(required) needed"
+            if rejected.isEmpty { return line }
+            if let report { return line + "; \(rejected.count) rejected, reasons in \(report)" }
+            // No report to point at: the first reasons themselves.
+            let shown = rejected.prefix(3).map { "\($0.name): \($0.reason)" }.joined(separator: "; ")
+            return line + "; rejected " + shown + (rejected.count > 3 ? "; and \(rejected.count - 3) more" : "")
         case .noInitialPair:
             return "no image pair with enough matches and parallax to start the reconstruction"
         case .cancelled: return "cancelled"

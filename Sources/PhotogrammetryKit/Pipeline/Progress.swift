@@ -23,6 +23,27 @@ public final class ProgressPrinter: ProgressSink {
 
     public init(mode: ProgressMode) { self.mode = mode }
 
+    /// `text` as the inside of a JSON string: quotes, backslashes and control characters escaped.
+    static func jsonEscaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                    out += String(format: "\\u%04X", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
     public func update(stage: String, done: Int, total: Int) -> Bool {
         let percent = total > 0 ? done * 100 / total : 100
         lock.lock()
@@ -59,11 +80,11 @@ public final class ProgressPrinter: ProgressSink {
     public func note(_ message: String) {
         lock.lock()
         defer { lock.unlock() }
+        // A note may quote a file name with a line break in it: it stays one line (one JSON line).
         switch mode {
-        case .tty: FileHandle.standardError.write(Data("\r\u{1B}[2K\(message)\n".utf8))
+        case .tty: FileHandle.standardError.write(Data("\r\u{1B}[2K\(message.escapingControlCharacters)\n".utf8))
         case .json:
-            let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            print(#"{"event":"note","message":"\#(escaped)"}"#)
+            print(#"{"event":"note","message":"\#(Self.jsonEscaped(message))"}"#)
             fflush(stdout)
         case .none: break
         }

@@ -11,6 +11,10 @@ public struct ReconstructionOptions: Sendable {
     /// Frames whose blur score is below this fraction of the capture's median are rejected as
     /// blurred (0 keeps every frame). Default 0.3.
     public var blurFloorFraction = 0.3
+    /// Frames whose grey levels vary less than this (standard deviation, intensity in [0, 1])
+    /// are rejected as blank. Default 1/255: less than one grey level of an 8-bit file, a frame
+    /// that holds no structure at the precision it was stored with.
+    public var blankContrast = 1.0 / 255
     /// Pinhole intrinsics to hold fixed, from `--intrinsics`. Default nil (self-calibrate).
     public var fixedIntrinsics: FixedIntrinsics?
     /// Worker threads for every parallel stage. Default 2.
@@ -40,6 +44,9 @@ public struct ReconstructionOptions: Sendable {
         }
         guard (0..<1).contains(blurFloorFraction) else {
             throw PipelineError.invalidOption("blur floor fraction must be in [0, 1)")
+        }
+        guard blankContrast >= 0 && blankContrast < 1 else {
+            throw PipelineError.invalidOption("blank contrast must be in [0, 1)")
         }
         try sift.validate()
         try featureResolution.validate()

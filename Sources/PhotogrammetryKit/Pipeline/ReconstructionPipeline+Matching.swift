@@ -50,8 +50,11 @@ extension ReconstructionPipeline {
     @discardableResult
     public func runMatching(transitive: Bool = false) throws -> MatchingSummary {
         try options.validate()
-        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        try OutputFolder.prepare(output, work: workDirectory)
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
+        report.imagesTotal = capture.imagesTotal
+        report.rejectedImages = capture.rejected
+        try requireUsableImages(capture.images, of: capture)
         let masks = try resolveMasks(capture)
         let (usable, features) = try extractFeatures(capture, masks: masks)
         let cpuBefore = Self.processCPUSeconds()

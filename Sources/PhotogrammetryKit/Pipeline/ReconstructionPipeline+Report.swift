@@ -60,6 +60,24 @@ extension ReconstructionPipeline {
         }
     }
 
+    /// Throws ``PipelineError/tooFewImages(usable:required:input:rejected:report:)`` when fewer
+    /// than ``CaptureLoader/minimumImages`` of `usable` are left, after writing `report.json` with
+    /// every image of `capture`, the rejected ones with their reasons: the run fails, but the user
+    /// learns why each image was left out.
+    func requireUsableImages(_ usable: [CaptureImage], of capture: Capture) throws {
+        guard usable.count < CaptureLoader.minimumImages else { return }
+        let rejected = Dictionary(report.rejectedImages.map { ($0.name, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        let names = Set(capture.images.map(\.name) + capture.rejected.map(\.name))
+        report.images = names.sorted().map { name in
+            ReportImage(name: name, status: rejected[name] == nil ? "unregistered" : "rejected",
+                        reason: rejected[name] ?? "not reconstructed: too few usable images")
+        }
+        let url = output.appendingPathComponent("report.json")
+        let written = (try? writeAtomically(report.jsonData(), to: url)) != nil
+        throw PipelineError.tooFewImages(usable: usable.count, required: CaptureLoader.minimumImages, input: input.path,
+                                         rejected: report.rejectedImages, report: written ? url.path : nil)
+    }
+
     /// Writes `report.html` with a thumbnail of every image (made in parallel, skipped when one fails).
     func writeReportPage(_ capture: Capture) throws {
         let urls = Dictionary(uniqueKeysWithValues: capture.images.map { ($0.name, $0.url) })

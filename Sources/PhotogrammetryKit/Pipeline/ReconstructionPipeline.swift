@@ -27,7 +27,7 @@ public final class ReconstructionPipeline {
     @discardableResult
     public func run() throws -> Report {
         try options.validate()
-        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        try OutputFolder.prepare(output, work: workDirectory)
         report.detail = options.detail.rawValue
 
         // 1. Ingest
@@ -35,6 +35,7 @@ public final class ReconstructionPipeline {
         report.imagesTotal = capture.imagesTotal
         report.rejectedImages = capture.rejected
         for rejected in capture.rejected { progress?.note("rejected \(rejected.name): \(rejected.reason)") }
+        try requireUsableImages(capture.images, of: capture)
 
         // 2. Features (masked), blurred frames out
         let masks = try resolveMasks(capture)
@@ -110,23 +111,25 @@ public final class ReconstructionPipeline {
                 reject(image.name, failure.reason)
             }
         }
-        let floor = blurFloor(candidates.map { $0.1.blurScore })
+        // A blank frame (a lens cap, a black frame between takes) is not blurred, and its zero
+        // sharpness must not lower the median the blur floor is taken from.
+        let isBlank = { (set: FeatureSet) in set.contrast < self.options.blankContrast }
+        let floor = blurFloor(candidates.filter { !isBlank($0.1) }.map { $0.1.blurScore })
         report.blurFloor = floor
         var usable = capture
         usable.images = []
         var features: [FeatureSet] = []
         for (image, set) in candidates {
-            if let floor, set.blurScore < floor {
+            if isBlank(set) {
+                reject(image.name, String(format: "blank (no contrast: grey levels vary by %.2f of 255)", 255 * set.contrast))
+            } else if let floor, set.blurScore < floor {
                 reject(image.name, String(format: "blurred: sharpness %.2g below the capture's floor %.2g", set.blurScore, floor))
             } else {
                 usable.images.append(image)
                 features.append(set)
             }
         }
-        guard usable.images.count >= CaptureLoader.minimumImages else {
-            throw PipelineError.tooFewImages(usable: usable.images.count, required: CaptureLoader.minimumImages,
-                                             input: input.path)
-        }
+        try requireUsableImages(usable.images, of: capture)
         return (usable, features)
     }
 
@@ -159,7 +162,7 @@ public final class ReconstructionPipeline {
         switch options.mask {
         case .disabled: source = nil
         case .given(let given): source = given
-        case .automatic: source = options.room ? nil : MaskSource.discover(in: capture)
+        case .automatic: source = options.room ? nil : try MaskSource.discover(in: capture)
         }
         try source?.validate(against: capture)
         if let source { progress?.note(source.summary) }

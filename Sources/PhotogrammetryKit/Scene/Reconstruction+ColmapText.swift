@@ -40,9 +40,15 @@ extension Reconstruction {
     ///
     /// Each file is first written under a temporary name in the same directory and renamed only
     /// once all three are complete, so a failure never leaves a half-written model. The directory
-    /// is created if missing.
+    /// is created if missing. An image name the format cannot hold (empty, or with a line break
+    /// or another control character) is refused before anything is written: `images.txt` holds
+    /// one image per line, and a name with a newline would shift every line after it.
     /// - Parameter directory: The model directory (for example `OUTPUT/sparse`).
     public func writeColmapText(to directory: URL) throws {
+        for image in images.values where image.isRegistered && (image.name.isEmpty || image.name.hasControlCharacters) {
+            throw ColmapTextError(file: "images.txt", message: "image \(image.id): name \"\(image.name.escapingControlCharacters)\" "
+                                  + "is empty or holds a line break or control character, which COLMAP text cannot hold")
+        }
         let manager = FileManager.default
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -376,8 +382,9 @@ enum ColmapTextFile {
             throw ColmapTextError(file: file, line: number, message: "quaternion QW QX QY QZ has zero length")
         }
         let cameraID = try int(f[8], "CAMERA_ID", file: file, line: number)
-        // COLMAP names hold no spaces; keep any anyway, as written.
-        let name = f[9...].joined(separator: " ")
+        // The name is the rest of the line, as written: names with spaces (which COLMAP's own
+        // reader cuts at the first one) read back exactly.
+        let name = String(line[f[9].startIndex...])
         let pose = Rigid3(rotation: Rotation.matrix(quaternion: q), translation: SIMD3(v[4], v[5], v[6]))
         return Image(id: ImageID(id), name: name, cameraID: CameraID(cameraID), camFromWorld: pose)
     }

@@ -40,7 +40,7 @@ enum DiagnoseCommand {
             print()
         } else {
             print(ReportSummary.text(report))
-            if let keep { print("report: \(keep.appendingPathComponent("report.html").path)") }
+            if let keep { print("report: \(OutputLayout(folder: keep).reportHTML.path)") }
         }
     }
 }

@@ -16,13 +16,14 @@ enum MatchCommand {
         let options = try PipelineArguments.options(from: parsed)
         let input = try PipelineArguments.path(parsed.positionals[0], "INPUT", kind: PipelineArguments.inputKind)
         let output = try PipelineArguments.path(parsed.positionals[1], "OUTPUT", kind: PipelineArguments.outputKind)
-        let pipeline = ReconstructionPipeline(input: input, output: output,
+        let layout = OutputLayout(folder: output)
+        let pipeline = ReconstructionPipeline(input: input, layout: layout,
                                               options: options,
                                               progress: ProgressPrinter(mode: try PipelineArguments.progressMode(from: parsed)))
         let summary = try pipeline.runMatching(transitive: parsed.flags.contains("transitive"))
         let seconds = summary.stages.filter { $0.name == "matching" || $0.name == "rematching" }.reduce(0) { $0 + $1.seconds }
         print(String(format: "%d images, %d pairs tried (%@), %d verified, matching %.1f s: %@", summary.images.count,
                      summary.tried.count, summary.strategy, summary.verified.count, seconds,
-                     output.appendingPathComponent("matches.json").path))
+                     layout.matches.path))
     }
 }

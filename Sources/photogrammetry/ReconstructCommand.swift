@@ -23,14 +23,19 @@ enum ReconstructCommand {
 
         let input = try PipelineArguments.path(parsed.positionals[0], "INPUT", kind: PipelineArguments.inputKind)
         let output = try PipelineArguments.path(parsed.positionals[1], "OUTPUT", kind: PipelineArguments.outputKind)
-        let pipeline = ReconstructionPipeline(input: input, output: output,
+        let layout = OutputLayout(output: output)
+        let pipeline = ReconstructionPipeline(input: input, layout: layout,
                                               options: options, progress: ProgressPrinter(mode: mode))
         let report = try pipeline.run()
         if mode != .json {
             print(ReportSummary.text(report))
-            print("model: \(output.appendingPathComponent("sparse").path)  report: "
-                  + output.appendingPathComponent("report.html").path)
-            if report.densePoints != nil { print("dense: \(pipeline.denseCloudURL.path)") }
+            print("model: \(layout.sparse().path)  report: \(layout.reportHTML.path)")
+            if report.densePoints != nil { print("dense: \(layout.denseCloud.path)") }
+        }
+        // Everything else is written; the file asked for needs the meshing stages (issue 11).
+        if let file = layout.modelFile {
+            throw PipelineError.io("\(file.path) not written: textured meshes are not built yet; the sparse model, "
+                                   + "dense cloud and report are in \(layout.root.path)")
         }
     }
 }

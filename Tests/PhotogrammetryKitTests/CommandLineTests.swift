@@ -213,6 +213,21 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(lines.count, 2 * 3 + 1, "two lines per image and the final newline")
     }
 
+    func testAModelFileOutputPutsTheWorkingFilesBesideIt() throws {
+        let input = try captureFolder(good: 3)
+        let work = try makeBridgeTestDirectory(self)
+        let file = work.appendingPathComponent("chair.USDZ")
+        let outcome = try run(["reconstruct", input.path, file.path, "--sparse-only", "--progress", "none"])
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertEqual(outcome.errorLines, ["photogrammetry: error: \(file.path) not written: textured meshes are not built "
+                                            + "yet; the sparse model, dense cloud and report are in \(work.path)/chair"])
+        let folder = work.appendingPathComponent("chair")
+        for name in ["report.json", "report.html", "sparse/images.txt"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), name)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "no half-made model file")
+    }
+
     func testAMalformedMaskFileBesideTheImagesIsAnError() throws {
         let input = try captureFolder(good: 3)
         let mask = input.appendingPathComponent("mask.json")

@@ -37,7 +37,7 @@ public enum CaptureLoader {
             guard input.pathExtension.lowercased() == "zip", (info.st_mode & S_IFMT) == S_IFREG else {
                 throw PipelineError.invalidInput("\(input.path): input must be a folder or a .zip file")
             }
-            root = workspace.appendingPathComponent("input", isDirectory: true)
+            root = OutputLayout.unpackedInput(in: workspace)
             try? fm.removeItem(at: root)
             try fm.createDirectory(at: root, withIntermediateDirectories: true)
             do {

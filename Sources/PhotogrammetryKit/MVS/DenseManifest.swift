@@ -64,7 +64,7 @@ struct DenseManifest: Codable {
         try writeAtomically(try encoder.encode(self), to: Self.url(in: folder))
     }
 
-    static func url(in folder: URL) -> URL { folder.appendingPathComponent("manifest.json") }
+    static func url(in folder: URL) -> URL { OutputLayout.denseManifest(in: folder) }
 }
 
 /// A 64-bit FNV-1a hash that is the same in every process (Swift's `Hasher` is seeded per run).

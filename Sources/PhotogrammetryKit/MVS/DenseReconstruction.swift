@@ -72,9 +72,9 @@ public struct DenseReconstruction {
         self.progress = progress
     }
 
-    var imagesFolder: URL { directory.appendingPathComponent("images", isDirectory: true) }
-    var masksFolder: URL { directory.appendingPathComponent("masks", isDirectory: true) }
-    var depthFolder: URL { directory.appendingPathComponent("depth", isDirectory: true) }
+    var imagesFolder: URL { OutputLayout.denseImages(in: directory) }
+    var masksFolder: URL { OutputLayout.denseMasks(in: directory) }
+    var depthFolder: URL { OutputLayout.depthMaps(in: directory) }
 
     /// A file name for an image name that may hold folders.
     static func flatName(_ name: String) -> String { name.replacingOccurrences(of: "/", with: "__") }

@@ -2,10 +2,10 @@ import Foundation
 
 extension ReconstructionPipeline {
     /// The dense stage's working folder: undistorted views, masks, depth maps and their manifest.
-    public var denseDirectory: URL { workDirectory.appendingPathComponent("dense", isDirectory: true) }
+    public var denseDirectory: URL { layout.denseWork }
 
     /// The fused point cloud, `OUTPUT/dense.ply`.
-    public var denseCloudURL: URL { output.appendingPathComponent("dense.ply") }
+    public var denseCloudURL: URL { layout.denseCloud }
 
     /// Stage 7: depth maps of the registered images at the run's detail level, fused into
     /// `dense.ply`, under the masks the features used (none for rooms unless given).
@@ -44,7 +44,7 @@ extension ReconstructionPipeline {
             case let error as CVisionError: reason = error.message
             default: reason = "\(error)"
             }
-            throw DenseReconstructionError("\(reason); the sparse model in \(output.appendingPathComponent("sparse").path) "
+            throw DenseReconstructionError("\(reason); the sparse model in \(layout.sparse().path) "
                                            + "and the report are complete")
         }
     }

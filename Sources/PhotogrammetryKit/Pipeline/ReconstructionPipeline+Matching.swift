@@ -83,7 +83,7 @@ extension ReconstructionPipeline {
             .map { [Int($0.x), Int($0.y)] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try writeAtomically(try encoder.encode(summary), to: output.appendingPathComponent("matches.json"))
+        try writeAtomically(try encoder.encode(summary), to: layout.matches)
         return summary
     }
 

@@ -72,7 +72,7 @@ extension ReconstructionPipeline {
             ReportImage(name: name, status: rejected[name] == nil ? "unregistered" : "rejected",
                         reason: rejected[name] ?? "not reconstructed: too few usable images")
         }
-        let url = output.appendingPathComponent("report.json")
+        let url = layout.reportJSON
         let written = (try? writeAtomically(report.jsonData(), to: url)) != nil
         throw PipelineError.tooFewImages(usable: usable.count, required: CaptureLoader.minimumImages, input: input.path,
                                          rejected: report.rejectedImages, report: written ? url.path : nil)
@@ -89,6 +89,6 @@ extension ReconstructionPipeline {
         var thumbnails: [String: Data] = [:]
         for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
         let page = ReportHTML.render(report, thumbnails: thumbnails)
-        try writeAtomically(Data(page.utf8), to: output.appendingPathComponent("report.html"))
+        try writeAtomically(Data(page.utf8), to: layout.reportHTML)
     }
 }

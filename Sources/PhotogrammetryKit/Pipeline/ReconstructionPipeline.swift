@@ -8,20 +8,27 @@ import Foundation
 /// (depth maps, fusion into `dense.ply`; not with `sparseOnly`), then the report page and JSON.
 public final class ReconstructionPipeline {
     public let input: URL
-    public let output: URL
+    /// Where every output goes.
+    public let layout: OutputLayout
+    /// The folder of the run's files (`layout.root`).
+    public var output: URL { layout.root }
     public let options: ReconstructionOptions
     let progress: ProgressSink?
     var report = Report()
 
-    public init(input: URL, output: URL, options: ReconstructionOptions, progress: ProgressSink?) {
+    public convenience init(input: URL, output: URL, options: ReconstructionOptions, progress: ProgressSink?) {
+        self.init(input: input, layout: OutputLayout(folder: output), options: options, progress: progress)
+    }
+
+    public init(input: URL, layout: OutputLayout, options: ReconstructionOptions, progress: ProgressSink?) {
         self.input = input
-        self.output = output
+        self.layout = layout
         self.options = options
         self.progress = progress
     }
 
     /// Where intermediate files live (feature checkpoints, unpacked zips).
-    public var workDirectory: URL { output.appendingPathComponent("work", isDirectory: true) }
+    public var workDirectory: URL { layout.work }
 
     /// Runs the pipeline and returns the report it also wrote to `OUTPUT/report.json`.
     @discardableResult
@@ -84,7 +91,7 @@ public final class ReconstructionPipeline {
         // The page shows the timings too, so it goes last but one, just before report.json.
         try writeReportPage(capture)
         // Last, so that it holds every stage's time; written whole or not at all.
-        try writeAtomically(report.jsonData(), to: output.appendingPathComponent("report.json"))
+        try writeAtomically(report.jsonData(), to: layout.reportJSON)
         if let denseFailure { throw denseFailure }
         return report
     }
@@ -248,15 +255,15 @@ public final class ReconstructionPipeline {
     }
 
     /// The output folder of model `n` (0 = the largest): `sparse`, then `sparse-2`, `sparse-3`, ...
-    static func modelFolder(_ n: Int) -> String { n == 0 ? "sparse" : "sparse-\(n + 1)" }
+    static func modelFolder(_ n: Int) -> String { OutputLayout.sparseFolderName(n) }
 
     /// Writes every model as a COLMAP text model and removes the extra models of an earlier run.
     func writeModels(_ models: [Reconstruction]) throws {
         for (n, model) in models.enumerated() {
-            try model.writeColmapText(to: output.appendingPathComponent(Self.modelFolder(n), isDirectory: true))
+            try model.writeColmapText(to: layout.sparse(n))
         }
         for n in models.count... {
-            let stale = output.appendingPathComponent(Self.modelFolder(n), isDirectory: true)
+            let stale = layout.sparse(n)
             guard FileManager.default.fileExists(atPath: stale.path) else { break }
             try FileManager.default.removeItem(at: stale)
         }
@@ -274,7 +281,7 @@ public final class ReconstructionPipeline {
 
     /// A subfolder of the work directory, created on demand.
     func cacheDirectory(_ name: String) throws -> URL {
-        let url = workDirectory.appendingPathComponent(name, isDirectory: true)
+        let url = layout.checkpoint(name)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

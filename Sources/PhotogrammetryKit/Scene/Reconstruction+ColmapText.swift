@@ -83,7 +83,7 @@ extension Reconstruction {
     /// reconstruction's OUTPUT folder (no `images.txt` of its own, one in `sparse/`).
     public static func colmapModelDirectory(_ url: URL) -> URL {
         let manager = FileManager.default
-        let nested = url.appendingPathComponent("sparse")
+        let nested = OutputLayout(folder: url).sparse()
         if !manager.fileExists(atPath: url.appendingPathComponent("images.txt").path),
            manager.fileExists(atPath: nested.appendingPathComponent("images.txt").path) { return nested }
         return url

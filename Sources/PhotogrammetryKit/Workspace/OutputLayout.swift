@@ -1,0 +1,66 @@
+import Foundation
+
+/// Where a run's files go: every output name is spelled here, once, so stages, commands and
+/// tools downstream agree on them (DESIGN.md's layout).
+///
+/// OUTPUT is a folder, or the one model file wanted (`chair.usdz`, `.glb`, `.obj`, `.ply`):
+/// then the working files (sparse model, report, dense cloud, checkpoints) go to a folder
+/// beside it named after it without the extension (`chair/`), and the exporters write the file.
+public struct OutputLayout: Sendable, Equatable {
+    /// Extensions that make OUTPUT a model file rather than a folder.
+    public static let modelFileExtensions: Set<String> = ["usdz", "glb", "obj", "ply"]
+
+    /// The folder that holds the run's files.
+    public let root: URL
+    /// The model file OUTPUT named, if it named one.
+    public let modelFile: URL?
+
+    /// A layout rooted at `folder`.
+    public init(folder: URL) {
+        self.init(root: folder, modelFile: nil)
+    }
+
+    /// The layout OUTPUT names: a model file when it ends in a model extension, else a folder.
+    public init(output: URL) {
+        if Self.modelFileExtensions.contains(output.pathExtension.lowercased()) {
+            self.init(root: output.deletingPathExtension(), modelFile: output)
+        } else {
+            self.init(folder: output)
+        }
+    }
+
+    private init(root: URL, modelFile: URL?) {
+        self.root = root
+        self.modelFile = modelFile
+    }
+
+    /// Model `n` (0 = the largest) as a COLMAP text model: `sparse/`, then `sparse-2/`, ...
+    public func sparse(_ n: Int = 0) -> URL { root.appendingPathComponent(Self.sparseFolderName(n), isDirectory: true) }
+    /// The folder name of model `n`, as `report.json`'s `models` records it.
+    public static func sparseFolderName(_ n: Int) -> String { n == 0 ? "sparse" : "sparse-\(n + 1)" }
+    /// Statistics and diagnosis for programs.
+    public var reportJSON: URL { root.appendingPathComponent("report.json") }
+    /// The same for people.
+    public var reportHTML: URL { root.appendingPathComponent("report.html") }
+    /// The dense coloured point cloud with normals.
+    public var denseCloud: URL { root.appendingPathComponent("dense.ply") }
+    /// What `photogrammetry match` found.
+    public var matches: URL { root.appendingPathComponent("matches.json") }
+
+    /// Checkpoints and intermediate files.
+    public var work: URL { root.appendingPathComponent("work", isDirectory: true) }
+    /// The dense stage's undistorted views, depth maps and manifest.
+    public var denseWork: URL { work.appendingPathComponent("dense", isDirectory: true) }
+    /// A named checkpoint folder inside `work/` (feature caches are keyed by their options).
+    public func checkpoint(_ name: String) -> URL { work.appendingPathComponent(name, isDirectory: true) }
+    /// Inside the dense work folder `dense`: the undistorted views.
+    public static func denseImages(in dense: URL) -> URL { dense.appendingPathComponent("images", isDirectory: true) }
+    /// Inside the dense work folder: the views' masks.
+    public static func denseMasks(in dense: URL) -> URL { dense.appendingPathComponent("masks", isDirectory: true) }
+    /// Inside the dense work folder: the depth maps.
+    public static func depthMaps(in dense: URL) -> URL { dense.appendingPathComponent("depth", isDirectory: true) }
+    /// Inside the dense work folder: what the views were made from (``DenseManifest``).
+    public static func denseManifest(in dense: URL) -> URL { dense.appendingPathComponent("manifest.json") }
+    /// Where a zip input is unpacked, inside the work folder `work`.
+    public static func unpackedInput(in work: URL) -> URL { work.appendingPathComponent("input", isDirectory: true) }
+}

@@ -17,7 +17,8 @@ typedef struct cvis_sift_options {
   double edge_threshold;         /* default 10 */
   int32_t root_sift;             /* default 1: L1-normalise then square-root (Arandjelovic 2012) */
   int32_t apply_exif_orientation;/* default 1: keypoints are in the upright image */
-  int32_t min_features;          /* default 0 (no adaptation): when fewer features than this pass
+  int32_t min_features;          /* default 500 (0: no adaptation; why 500: Swift's
+                                    SIFTOptions.workingFeatureCount): when fewer features than this pass
                                     the masks at contrast_threshold, the threshold is halved
                                     (down to min_contrast_threshold) until this many do */
   double min_contrast_threshold; /* default 0.005: the lowest threshold adaptation goes to */

@@ -163,7 +163,7 @@ extern "C" void cvis_sift_options_default(cvis_sift_options* options) {
   options->edge_threshold = 10.0;
   options->root_sift = 1;
   options->apply_exif_orientation = 1;
-  options->min_features = 0;
+  options->min_features = 500;
   options->min_contrast_threshold = 0.005;
   options->alpha_margin = 3.0 * std::sqrt(2.0) * (4 + 1) / 2;
   options->affine_max_tilt = 0;

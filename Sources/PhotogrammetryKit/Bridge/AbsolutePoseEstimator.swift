@@ -9,17 +9,17 @@ public enum AbsolutePoseEstimator {
     /// Options of ``estimate(pointsInWorld:normalizedPoints:options:)``.
     public struct Options: Equatable, Sendable {
         /// Reprojection threshold in normalised units (pixels / focal length). Default 0.004.
-        public var maxError = 0.004
+        public var maxError = CoreDefaults.absolutePose.max_error
         /// Probability that RANSAC's answer is right when it stops. Default 0.9999.
-        public var confidence = 0.9999
+        public var confidence = CoreDefaults.absolutePose.confidence
         /// Upper bound on RANSAC iterations. Default 10000.
-        public var maxIterations = 10000
+        public var maxIterations = Int(CoreDefaults.absolutePose.max_iterations)
         /// Fewer inliers than this is a failure (`.notEnoughData`). Default 12.
-        public var minNumInliers = 12
+        public var minNumInliers = Int(CoreDefaults.absolutePose.min_num_inliers)
         /// Refines the pose on the inliers (Levenberg-Marquardt). Default true.
-        public var refine = true
+        public var refine = CoreDefaults.absolutePose.refine != 0
         /// Seed of the sampler. Default 0.
-        public var seed: UInt64 = 0
+        public var seed = CoreDefaults.absolutePose.seed
 
         public init() {}
 

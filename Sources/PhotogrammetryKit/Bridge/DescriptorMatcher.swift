@@ -4,11 +4,11 @@ import CVision
 /// descriptors).
 public struct MatchOptions: Sendable, Equatable {
     /// Largest ratio of best to second-best distance (Lowe's ratio test). Default 0.8.
-    public var maxRatio: Float = 0.8
+    public var maxRatio = CoreDefaults.match.max_ratio
     /// Largest distance of a match, in radians between unit descriptors. Default 0.7.
-    public var maxDistance: Float = 0.7
+    public var maxDistance = CoreDefaults.match.max_distance
     /// Keep only mutual nearest neighbours. Default true.
-    public var crossCheck: Bool = true
+    public var crossCheck = CoreDefaults.match.cross_check != 0
 
     /// Creates the default options.
     public init() {}

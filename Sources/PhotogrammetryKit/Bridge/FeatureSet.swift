@@ -4,16 +4,16 @@ import Foundation
 /// Options of SIFT extraction.
 public struct SIFTOptions: Sendable, Equatable {
     /// Features kept, the strongest by detector response. Default 8192.
-    public var maxFeatures: Int = 8192
+    public var maxFeatures = Int(CoreDefaults.sift.max_features)
     /// Longer image side above which the image is downscaled before detection. Default 1600.
     ///
     /// OpenCV's SIFT doubles its input first, so 1600 already samples scale space like
     /// COLMAP's 3200 and keeps a 6 MP image well under a second on one core.
-    public var maxImageSize: Int = 1600
+    public var maxImageSize = Int(CoreDefaults.sift.max_image_size)
     /// Detector contrast threshold; lower finds more features in weak texture. Default 0.04.
-    public var contrastThreshold: Double = 0.04
+    public var contrastThreshold = CoreDefaults.sift.contrast_threshold
     /// Detector edge threshold (principal curvature ratio). Default 10.
-    public var edgeThreshold: Double = 10
+    public var edgeThreshold = CoreDefaults.sift.edge_threshold
     /// Features an image should have; when fewer pass the masks at ``contrastThreshold``, the
     /// threshold is halved (down to ``minContrastThreshold``) until this many do. 0 turns the
     /// adaptation off. Default ``SIFTOptions/workingFeatureCount``.
@@ -23,12 +23,12 @@ public struct SIFTOptions: Sendable, Equatable {
     /// range, 0.4 grey levels of an 8-bit image; lower thresholds accept extrema smaller than the
     /// image's own quantisation (on a smoothed render, 0.0025 adds 12 % more features and
     /// 0.00125 76 %: noise, not texture).
-    public var minContrastThreshold: Double = 0.005
+    public var minContrastThreshold = CoreDefaults.sift.min_contrast_threshold
     /// With an alpha channel, a keypoint is kept only when the nearest transparent pixel is more
     /// than this many times its scale (sigma) away. Default 10.6: SIFT's descriptor window is
     /// 4 x 4 cells of 3 sigma, with interpolation half a cell more on each side, turned to any
     /// angle: a radius of 3 sigma * sqrt(2) * (4 + 1) / 2.
-    public var alphaMargin: Double = 3 * 2.0.squareRoot() * (4 + 1) / 2
+    public var alphaMargin = CoreDefaults.sift.alpha_margin
     /// Frames still below ``minFeatures`` at ``minContrastThreshold`` are detected again with
     /// affine simulations (OpenCV's `AffineFeature`, ASIFT) up to this tilt index. Default 0: off.
     ///
@@ -38,11 +38,11 @@ public struct SIFTOptions: Sendable, Equatable {
     /// tilts (39 of 48 registered without it, 39 / 45 / 37 with tilt index 1 / 2 / 3) at 4 to 10
     /// times the run time (about 18 s without, 79 / 101 / 183 s with), and keeping only its
     /// strongest 1000 or 2000 features loses the ring (33 registered).
-    public var affineMaxTilt: Int = 0
+    public var affineMaxTilt = Int(CoreDefaults.sift.affine_max_tilt)
     /// RootSIFT descriptors (L1-normalise then square root). Default true.
-    public var rootSIFT: Bool = true
+    public var rootSIFT = CoreDefaults.sift.root_sift != 0
     /// Keypoints in the upright image (EXIF orientation applied). Default true.
-    public var applyEXIFOrientation: Bool = true
+    public var applyEXIFOrientation = CoreDefaults.sift.apply_exif_orientation != 0
 
     /// Features a frame needs to take part in a reconstruction: 500.
     ///
@@ -53,7 +53,7 @@ public struct SIFTOptions: Sendable, Equatable {
     /// asks less: 30 PnP inliers at the share of the worst tenth of frames (0.10) is 300.
     /// Well-textured captures stay above it (fewest features per frame at 0.04: templeRing 597,
     /// synthetic-orbit 555 inside its masks, turntable-temple 630), so adaptation leaves them alone.
-    public static let workingFeatureCount = 500
+    public static let workingFeatureCount = Int(CoreDefaults.sift.min_features)
 
     /// Creates the default options.
     public init() {}

@@ -7,18 +7,18 @@ import CVision
 /// the same defaults for the first four).
 public struct FusionOptions: Sendable, Equatable {
     /// Views that must agree on a point, the reference view included. Default 3.
-    public var minNumViews: Int = 3
+    public var minNumViews = Int(CoreDefaults.fusion.min_num_views)
     /// Largest distance in pixels between a reference pixel and its re-projection through a
     /// neighbour's depth. Default 2.
-    public var maxReprojectionError: Double = 2
+    public var maxReprojectionError = CoreDefaults.fusion.max_reprojection_error
     /// Largest relative difference between the depth a neighbour measured and the depth the
     /// reference implies. Default 0.01.
-    public var maxDepthError: Double = 0.01
+    public var maxDepthError = CoreDefaults.fusion.max_depth_error
     /// Largest angle between the reference's and a neighbour's normal, degrees; a depth map
     /// without normals (zero vectors) does not veto. Default 10.
-    public var maxNormalErrorDeg: Double = 10
+    public var maxNormalErrorDeg = CoreDefaults.fusion.max_normal_error_deg
     /// Threads evaluating the rows of a view; the output does not depend on it. Default 2.
-    public var numThreads: Int = 2
+    public var numThreads = Int(CoreDefaults.fusion.num_threads)
 
     /// Creates the default options.
     public init() {}

@@ -10,13 +10,19 @@ public enum Triangulator {
     /// Options of ``triangulate(_:poses:options:)``.
     public struct Options: Equatable, Sendable {
         /// The largest angle between two kept rays must reach this, in degrees. Default 1.5.
-        public var minAngleDegrees = 1.5
+        public var minAngleDegrees = CoreDefaults.triangulation.min_angle_deg
         /// Per-view reprojection threshold in normalised units (pixels / focal). Default 0.004.
-        public var maxError = 0.004
+        public var maxError = CoreDefaults.triangulation.max_error
         /// Views within `maxError` needed to accept a point (at least 2). Default 2.
-        public var minNumViews = 2
+        public var minNumViews = Int(CoreDefaults.triangulation.min_num_views)
 
         public init() {}
+
+        /// The options as the C core takes them.
+        func cOptions() -> cvis_triangulation_options {
+            cvis_triangulation_options(min_angle_deg: minAngleDegrees, max_error: maxError,
+                                       min_num_views: Int32(clamping: minNumViews))
+        }
 
         /// Throws ``CVisionError`` (`.invalidArgument`) naming the first value out of range.
         public func validate() throws {
@@ -97,9 +103,7 @@ public enum Triangulator {
             let r = pose.rotation.rows, t = pose.translation
             flatPoses += [r.0.x, r.0.y, r.0.z, t.x, r.1.x, r.1.y, r.1.z, t.y, r.2.x, r.2.y, r.2.z, t.z]
         }
-        var cOptions = cvis_triangulation_options(min_angle_deg: options.minAngleDegrees,
-                                                  max_error: options.maxError,
-                                                  min_num_views: Int32(clamping: options.minNumViews))
+        var cOptions = options.cOptions()
         var points = [Double](repeating: .nan, count: numTracks * 3)
         var valid = [UInt8](repeating: 0, count: numTracks)
         var inliers = [UInt8](repeating: 0, count: batch.poseIndices.count)

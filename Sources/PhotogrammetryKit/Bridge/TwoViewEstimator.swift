@@ -3,21 +3,21 @@ import CVision
 /// Options of robust two-view geometry (COLMAP's TwoViewGeometryOptions).
 public struct TwoViewOptions: Sendable, Equatable {
     /// Epipolar / transfer error threshold, in pixels. Default 4.
-    public var maxErrorPixels: Double = 4
+    public var maxErrorPixels = CoreDefaults.twoView.max_error_px
     /// RANSAC confidence. Default 0.9999.
-    public var confidence: Double = 0.9999
+    public var confidence = CoreDefaults.twoView.confidence
     /// Most RANSAC iterations per model. Default 10000.
-    public var maxIterations: Int = 10_000
+    public var maxIterations = Int(CoreDefaults.twoView.max_iterations)
     /// Fewest inliers of a verified pair. Default 15.
-    public var minNumInliers: Int = 15
+    public var minNumInliers = Int(CoreDefaults.twoView.min_num_inliers)
     /// A-priori minimum inlier ratio; caps the iterations as in COLMAP. Default 0.25.
-    public var minInlierRatio: Double = 0.25
+    public var minInlierRatio = CoreDefaults.twoView.min_inlier_ratio
     /// H/F (or H/E) inlier ratio above which a pair is planar or panoramic. Default 0.8.
-    public var maxHInlierRatio: Double = 0.8
+    public var maxHInlierRatio = CoreDefaults.twoView.max_h_inlier_ratio
     /// E/F inlier ratio from which a pair with intrinsics is calibrated. Default 0.95.
-    public var minEFInlierRatio: Double = 0.95
+    public var minEFInlierRatio = CoreDefaults.twoView.min_e_f_inlier_ratio
     /// RANSAC seed, so results are reproducible. Default 0.
-    public var seed: UInt64 = 0
+    public var seed = CoreDefaults.twoView.seed
 
     /// Creates the default options.
     public init() {}

@@ -1,0 +1,21 @@
+import CVision
+
+/// The C core's option defaults (`cvis_*_options_default`), where each is written: the Swift
+/// option structs start from these, so a default never lives in two places.
+/// `OptionDefaultsTests` checks that a default Swift struct hands exactly these values back.
+enum CoreDefaults {
+    static let sift: cvis_sift_options = { var o = cvis_sift_options(); cvis_sift_options_default(&o); return o }()
+    static let match: cvis_match_options = { var o = cvis_match_options(); cvis_match_options_default(&o); return o }()
+    static let absolutePose: cvis_absolute_pose_options = {
+        var o = cvis_absolute_pose_options()
+        cvis_absolute_pose_options_default(&o)
+        return o
+    }()
+    static let triangulation: cvis_triangulation_options = {
+        var o = cvis_triangulation_options()
+        cvis_triangulation_options_default(&o)
+        return o
+    }()
+    static let twoView: cvis_two_view_options = { var o = cvis_two_view_options(); cvis_two_view_options_default(&o); return o }()
+    static let fusion: cvis_fusion_options = { var o = cvis_fusion_options(); cvis_fusion_options_default(&o); return o }()
+}

@@ -8,25 +8,25 @@ public struct BundleAdjustmentOptions: Equatable, Sendable {
     }
 
     /// Robust loss. Default `.cauchy`.
-    public var loss = Loss.cauchy
+    public var loss = Loss(rawValue: CoreDefaults.bundle.loss)!
     /// Scale of the loss in pixels (errors beyond it are down-weighted). Default 1.
-    public var lossScale = 1.0
+    public var lossScale = CoreDefaults.bundle.loss_scale_px
     /// Upper bound on Levenberg-Marquardt iterations. Default 100.
-    public var maxIterations = 100
+    public var maxIterations = Int(CoreDefaults.bundle.max_iterations)
     /// Stop when the relative cost change falls below this. Default 1e-6.
-    public var functionTolerance = 1e-6
+    public var functionTolerance = CoreDefaults.bundle.function_tolerance
     /// Stop when the max-norm of the gradient falls below this. Default 1e-10.
-    public var gradientTolerance = 1e-10
+    public var gradientTolerance = CoreDefaults.bundle.gradient_tolerance
     /// Stop when the relative step falls below this. Default 1e-8.
-    public var parameterTolerance = 1e-8
+    public var parameterTolerance = CoreDefaults.bundle.parameter_tolerance
     /// Refine focal lengths. Default true.
-    public var refineFocalLength = true
+    public var refineFocalLength = CoreDefaults.bundle.refine_focal_length != 0
     /// Refine principal points. Default false (poorly constrained; COLMAP's default too).
-    public var refinePrincipalPoint = false
+    public var refinePrincipalPoint = CoreDefaults.bundle.refine_principal_point != 0
     /// Refine radial distortion. Default true.
-    public var refineExtraParams = true
+    public var refineExtraParams = CoreDefaults.bundle.refine_extra_params != 0
     /// Threads Ceres may use. Default 1.
-    public var numThreads = 1
+    public var numThreads = Int(CoreDefaults.bundle.num_threads)
 
     public init() {}
 

@@ -17,5 +17,6 @@ enum CoreDefaults {
         return o
     }()
     static let twoView: cvis_two_view_options = { var o = cvis_two_view_options(); cvis_two_view_options_default(&o); return o }()
+    static let bundle: cvis_ba_options = { var o = cvis_ba_options(); cvis_ba_options_default(&o); return o }()
     static let fusion: cvis_fusion_options = { var o = cvis_fusion_options(); cvis_fusion_options_default(&o); return o }()
 }

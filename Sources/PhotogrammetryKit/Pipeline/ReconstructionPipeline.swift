@@ -44,6 +44,9 @@ public final class ReconstructionPipeline {
         try options.validate()
         try OutputFolder.prepare(output, work: workDirectory)
         report.detail = options.detail.rawValue
+        report.input = input.standardizedFileURL.path
+        report.options = options.fingerprintText
+        report.optionsFingerprint = options.fingerprint
 
         // 1. Ingest
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
@@ -100,6 +103,7 @@ public final class ReconstructionPipeline {
         }
 
         // The page shows the timings too, so it goes last but one, just before report.json.
+        report.complete = denseFailure == nil
         try within("report") {
             try writeReportPage(capture)
             // Last, so that it holds every stage's time; written whole or not at all.

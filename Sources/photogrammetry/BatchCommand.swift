@@ -36,7 +36,7 @@ enum BatchCommand {
         // Each capture's reconstruct gets the options as typed, in a fixed order.
         let childArguments = parsed.values.keys.filter { !ownOptions.contains($0) }.sorted().flatMap { ["--\($0)", parsed.values[$0]!] }
             + parsed.flags.filter { !ownOptions.contains($0) }.sorted().map { "--\($0)" }
-        let runner = BatchRunner(listOrDirectory: list, captures: try BatchCapture.discover(list), shard: shard,
+        let runner = BatchRunner(listOrDirectory: list, captures: try BatchCapture.discover(list, outRoot: outRoot), shard: shard,
                                  outRoot: outRoot, options: options, childArguments: childArguments, mode: mode,
                                  executable: executable())
         if parsed.flags.contains("dry-run") {

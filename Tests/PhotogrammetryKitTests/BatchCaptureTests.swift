@@ -19,6 +19,13 @@ final class BatchCaptureTests: XCTestCase {
         XCTAssertEqual(captures.map(\.name), ["a-orbit", "b-walk", "c-zip", "templeRing", "templeRing-zip"])
         XCTAssertEqual(captures.map(\.index), [0, 1, 2, 3, 4])
         XCTAssertEqual(captures.map(\.input.lastPathComponent), ["a-orbit", "b-walk", "c.ZIP", "templeRing", "templeRing.zip"])
+        // OUT_ROOT inside the folder is not a capture; the folder itself cannot be OUT_ROOT.
+        XCTAssertEqual(try BatchCapture.discover(root, outRoot: root.appendingPathComponent("b-walk")).map(\.name),
+                       ["a-orbit", "c-zip", "templeRing", "templeRing-zip"])
+        XCTAssertThrowsError(try BatchCapture.discover(root, outRoot: root.appendingPathComponent("./"))) {
+            XCTAssertEqual("\($0)", "\(root.path): OUT_ROOT is the folder of captures; its output folders would be taken "
+                           + "for captures: name another folder")
+        }
     }
 
     func testAListSkipsBlanksAndCommentsAndReadsPathsFromItsFolder() throws {

@@ -2,8 +2,7 @@ import Foundation
 import XCTest
 @testable import PhotogrammetryKit
 
-/// Merging the shards' records: one row per capture, those no shard ran and those two ran
-/// flagged, and what tells a finished capture.
+/// Merging the shards' records: one row per capture, those no shard ran and those two ran flagged.
 final class BatchSummaryTests: XCTestCase {
     private let names = ["a", "b", "c", "d", "e"]
 
@@ -78,41 +77,5 @@ final class BatchSummaryTests: XCTestCase {
         XCTAssertThrowsError(try BatchSummary.merge(outRoot: try makeBridgeTestDirectory(self))) {
             XCTAssertTrue("\($0)".hasSuffix(": no batch.json or batch-shard-I-of-N.json (run photogrammetry batch first)"))
         }
-    }
-
-    /// A capture is finished when its report is complete, of the same input and options.
-    func testAFinishedCaptureNeedsACompleteReportOfTheSameInputAndOptions() throws {
-        let root = try makeBridgeTestDirectory(self)
-        var options = ReconstructionOptions()
-        options.sparseOnly = true
-        let capture = BatchCapture(index: 0, name: "a", input: URL(fileURLWithPath: "/captures/a"))
-        let runner = BatchRunner(listOrDirectory: URL(fileURLWithPath: "/captures"), captures: [capture], shard: nil,
-                                 outRoot: root, options: options, childArguments: [], mode: .none,
-                                 executable: URL(fileURLWithPath: "/bin/false"))
-        let folder = runner.outputFolder(capture)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func report(_ fields: [String: Any]) throws {
-            var object: [String: Any] = ["complete": true, "input": "/captures/a", "options_fingerprint": options.fingerprint,
-                                         "images_total": 12, "images_registered": 12]
-            object.merge(fields) { _, new in new }
-            try JSONSerialization.data(withJSONObject: object).write(to: folder.appendingPathComponent("report.json"))
-        }
-        XCTAssertNil(runner.finishedReport(capture), "no report")
-        try report([:])
-        XCTAssertEqual(runner.finishedReport(capture)?["images_registered"] as? Int, 12)
-        try report(["complete": false])
-        XCTAssertNil(runner.finishedReport(capture), "a failed run's report")
-        try report(["input": "/elsewhere/a"])
-        XCTAssertNil(runner.finishedReport(capture), "another input")
-        var other = options
-        other.detail = .preview
-        try report(["options_fingerprint": other.fingerprint])
-        XCTAssertNil(runner.finishedReport(capture), "other options")
-        var moreThreads = options
-        moreThreads.numThreads = 16
-        XCTAssertEqual(moreThreads.fingerprint, options.fingerprint, "threads do not change what a run makes")
-        XCTAssertNotEqual(other.fingerprint, options.fingerprint)
-        try Data("{\"complete\": tr".utf8).write(to: folder.appendingPathComponent("report.json"))
-        XCTAssertNil(runner.finishedReport(capture), "a cut-off report")
     }
 }

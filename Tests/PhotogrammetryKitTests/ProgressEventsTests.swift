@@ -19,8 +19,8 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertEqual(PipelineEvent.fewViewsFullResolution.name, "few_views_full_resolution")
     }
 
-    /// The README's table is the users' copy of the codes: every code, its name and severity, and
-    /// nothing else.
+    /// The README's table is the users' copy of the codes: every code with its name, severity,
+    /// subject and summary as the enum has them, and nothing else.
     func testTheReadmeTableListsEveryCode() throws {
         let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
         var rows: [Int: [String]] = [:]
@@ -29,11 +29,12 @@ final class ProgressEventsTests: XCTestCase {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count == 5, let code = Int(cells[0]) else { continue }
             XCTAssertNil(rows[code], "code \(code) twice in the README")
-            rows[code] = [cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[2], cells[3]]
+            rows[code] = [cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[2], cells[3], cells[4]]
         }
         XCTAssertEqual(Set(rows.keys), Set(PipelineEvent.allCases.map(\.code)))
         for event in PipelineEvent.allCases {
-            XCTAssertEqual(rows[event.code], [event.name, event.severity.rawValue, event.subjectKind ?? ""], "\(event.code)")
+            XCTAssertEqual(rows[event.code], [event.name, event.severity.rawValue, event.subjectKind ?? "", event.summary],
+                           "\(event.code)")
         }
     }
 

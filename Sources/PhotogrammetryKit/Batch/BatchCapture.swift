@@ -21,16 +21,23 @@ public struct BatchCapture: Sendable, Equatable {
     /// a list of inputs, one per line, blank lines and lines starting with `#` skipped, relative
     /// paths taken from the list's folder. Both are sorted by path, so every process of a sharded
     /// batch sees the same order; a path listed twice counts once.
+    /// - Parameter outRoot: the batch's OUT_ROOT, which is never a capture (it may sit in the folder
+    ///   of captures) and may not be that folder (its output folders would be captures next time).
     /// - Throws: ``PipelineError/invalidInput(_:)`` when LIST_OR_DIR cannot be read or holds no capture.
-    public static func discover(_ listOrDirectory: URL) throws -> [BatchCapture] {
+    public static func discover(_ listOrDirectory: URL, outRoot: URL? = nil) throws -> [BatchCapture] {
         let root = listOrDirectory.standardizedFileURL
+        let excluded = outRoot?.standardizedFileURL.path
         var info = stat()
         guard stat(root.path, &info) == 0 else {
             throw PipelineError.invalidInput("\(root.path): no such file or folder")
         }
         let inputs: [URL]
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            inputs = try folderCaptures(root)
+            guard root.path != excluded else {
+                throw PipelineError.invalidInput("\(root.path): OUT_ROOT is the folder of captures; its output folders "
+                                                 + "would be taken for captures: name another folder")
+            }
+            inputs = try folderCaptures(root).filter { $0.path != excluded }
             guard !inputs.isEmpty else {
                 throw PipelineError.invalidInput("\(root.path): no captures in this folder (subfolders or .zip files; "
                                                  + "for one capture, use reconstruct)")
@@ -40,7 +47,7 @@ public struct BatchCapture: Sendable, Equatable {
                 throw PipelineError.invalidInput("\(root.path): a zip is one capture, not a list (use reconstruct, "
                                                  + "or a folder of zips)")
             }
-            inputs = try listedCaptures(root)
+            inputs = try listedCaptures(root).filter { $0.path != excluded }
             guard !inputs.isEmpty else {
                 throw PipelineError.invalidInput("\(root.path): the list names no capture")
             }

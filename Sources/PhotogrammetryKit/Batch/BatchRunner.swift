@@ -107,15 +107,24 @@ public final class BatchRunner {
                 try writeAtomically(record.jsonData(), to: recordURL)
                 continue
             }
+            let output = outputFolder(capture)
+            guard let lock = try CaptureLock(folder: output) else {
+                entry.status = "failed"
+                entry.error = "another process is running it (\(output.path)/.batch.lock is held: the same capture "
+                    + "in two shardings, or a shard started twice)"
+                record.captures[position] = entry
+                printer.event(.captureFailed, "\(capture.name) (\(ordinal)): failed: \(entry.error!)", subject: capture.name)
+                try writeAtomically(record.jsonData(), to: recordURL)
+                continue
+            }
             entry.status = "running"
             record.captures[position] = entry
             try writeAtomically(record.jsonData(), to: recordURL)
             printer.event(.captureStarted, "\(capture.name) (\(ordinal)): started, \(capture.input.path)", subject: capture.name)
             // An earlier run's report (other options, or a failed run) must not outlive this run:
             // if this one dies before writing its own, the capture must not look finished.
-            let output = outputFolder(capture)
             try? FileManager.default.removeItem(at: output.appendingPathComponent("report.json"))
-            let outcome = try runChild(capture, output: output)
+            let outcome = try withExtendedLifetime(lock) { try runChild(capture, output: output) }
             entry.seconds = seconds(since: start)
             if let data = try? Data(contentsOf: output.appendingPathComponent("report.json")),
                let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {

@@ -61,6 +61,9 @@ final class BatchCaptureTests: XCTestCase {
         XCTAssertEqual(Set(names.map { $0.lowercased() }).count, names.count, "\(names)")
         XCTAssertEqual(names[4], "_x")
         XCTAssertEqual(names[5], "_")
+        // An OUTPUT ending in a model file's extension would name a file, not a folder.
+        XCTAssertEqual(BatchCapture.names(for: [URL(fileURLWithPath: "/a/scan.ply"), URL(fileURLWithPath: "/a/chair.USDZ")]),
+                       ["scan-ply", "chair-usdz"])
     }
 
     func testWhatIsNoBatchIsOneLine() throws {

@@ -100,7 +100,8 @@ public struct BatchCapture: Sendable, Equatable {
     ///
     /// The input's last component, with characters other than letters, digits, `.`, `_` and `-`
     /// made `_` (a name is a path component on every file system, and one line in a table), and
-    /// a `.zip` ending made `-zip`, so a folder and its zip never share a folder. Names that
+    /// a `.zip` ending made `-zip`, so a folder and its zip never share a folder (and `.usdz`,
+    /// `.glb`, `.obj`, `.ply` alike, which would make the OUTPUT a model file). Names that
     /// still coincide (ignoring case: a Mac's file system would) — the same base name in two
     /// folders of a list — each get `-` and 8 hex digits of a hash of the input's path: stable
     /// from run to run, whatever else the list holds.
@@ -116,7 +117,10 @@ public struct BatchCapture: Sendable, Equatable {
     /// The sanitized last component of `input`.
     static func plainName(_ input: URL) -> String {
         var base = input.lastPathComponent
-        if input.pathExtension.lowercased() == "zip" { base = String(base.dropLast(4)) + "-zip" }
+        let suffix = input.pathExtension
+        if suffix.lowercased() == "zip" || OutputLayout.modelFileExtensions.contains(suffix.lowercased()) {
+            base = String(base.dropLast(suffix.count + 1)) + "-" + suffix.lowercased()
+        }
         var name = String(base.unicodeScalars.map { scalar -> Character in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
                 ? Character(scalar) : "_"

@@ -67,7 +67,7 @@ public final class BatchRunner {
     /// The parsed `report.json` of `capture` when it is finished: complete, of the same input,
     /// with the same options fingerprint; else nil.
     public func finishedReport(_ capture: BatchCapture) -> [String: Any]? {
-        let url = outputFolder(capture).appendingPathComponent("report.json")
+        let url = OutputLayout(folder: outputFolder(capture)).reportJSON
         guard let data = try? Data(contentsOf: url),
               let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               report["complete"] as? Bool == true,
@@ -123,10 +123,11 @@ public final class BatchRunner {
             printer.event(.captureStarted, "\(capture.name) (\(ordinal)): started, \(capture.input.path)", subject: capture.name)
             // An earlier run's report (other options, or a failed run) must not outlive this run:
             // if this one dies before writing its own, the capture must not look finished.
-            try? FileManager.default.removeItem(at: output.appendingPathComponent("report.json"))
+            let reportURL = OutputLayout(folder: output).reportJSON
+            try? FileManager.default.removeItem(at: reportURL)
             let outcome = try withExtendedLifetime(lock) { try runChild(capture, output: output) }
             entry.seconds = seconds(since: start)
-            if let data = try? Data(contentsOf: output.appendingPathComponent("report.json")),
+            if let data = try? Data(contentsOf: reportURL),
                let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
                 entry.take(report: report)
             }

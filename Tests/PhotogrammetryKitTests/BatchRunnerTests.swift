@@ -78,6 +78,11 @@ final class BatchRunnerTests: XCTestCase {
         XCTAssertEqual(silent.captures.first?.error, "exit code 1")
     }
 
+    func testTheChildsErrorLineIsNotForwardedToTheTerminal() {
+        let chunk = Data("\rfeatures  3/8\r\u{1B}[2Kphotogrammetry: error: x: 2 usable images, at least 3 needed\nafter\n".utf8)
+        XCTAssertEqual(String(decoding: CaptureProcess.withoutErrorLines(chunk), as: UTF8.self), "\rfeatures  3/8\r\u{1B}[2Kafter\n")
+    }
+
     func testACaptureLockIsExclusiveAndGoesWithItsHolder() throws {
         let folder = try makeBridgeTestDirectory(self).appendingPathComponent("capture")
         var first = try CaptureLock(folder: folder)

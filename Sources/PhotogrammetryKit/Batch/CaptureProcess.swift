@@ -63,7 +63,7 @@ public enum CaptureProcess {
         DispatchQueue.global().async(group: group) {
             let handle = err.fileHandleForReading
             while case let chunk = handle.availableData, !chunk.isEmpty {
-                if forwardStandardError { FileHandle.standardError.write(chunk) }
+                if forwardStandardError { FileHandle.standardError.write(withoutErrorLines(chunk)) }
                 tail.append(chunk)
             }
         }
@@ -94,6 +94,18 @@ public enum CaptureProcess {
         outcome.errorLine = lines.last { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
         outcome.lastLine = lines.last
         return outcome
+    }
+
+    /// `chunk` without the child's `photogrammetry: error:` line, which the batch reports itself
+    /// (as the capture's failure): on the terminal it would be said twice. The child writes that
+    /// line in one write, so it does not straddle chunks.
+    static func withoutErrorLines(_ chunk: Data) -> Data {
+        var text = String(decoding: chunk, as: UTF8.self)
+        while let start = text.range(of: "photogrammetry: error: ") {
+            let end = text[start.upperBound...].firstIndex(of: "\n").map { text.index(after: $0) } ?? text.endIndex
+            text.removeSubrange(start.lowerBound..<end)
+        }
+        return Data(text.utf8)
     }
 
     /// "SIGSEGV" for 11, ...

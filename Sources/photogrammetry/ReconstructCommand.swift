@@ -6,11 +6,8 @@ enum ReconstructCommand {
     static let parser = ArgumentParser(valueOptions: PipelineArguments.valueOptions.union(["detail"]),
                                        flags: PipelineArguments.flags.union(["sparse-only"]))
 
-    static func run(_ arguments: [String]) throws {
-        let parsed = try parser.parse(arguments)
-        guard parsed.positionals.count == 2 else {
-            throw ArgumentParser.Failure(description: "reconstruct takes INPUT and OUTPUT")
-        }
+    /// The pipeline options of a reconstruct command line (also each capture's, in a batch).
+    static func options(from parsed: ArgumentParser.Parsed) throws -> ReconstructionOptions {
         var options = try PipelineArguments.options(from: parsed)
         if let text = parsed["detail"] {
             guard let detail = DetailLevel(parsing: text) else {
@@ -19,6 +16,15 @@ enum ReconstructCommand {
             options.detail = detail
         }
         options.sparseOnly = parsed.flags.contains("sparse-only")
+        return options
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let parsed = try parser.parse(arguments)
+        guard parsed.positionals.count == 2 else {
+            throw ArgumentParser.Failure(description: "reconstruct takes INPUT and OUTPUT")
+        }
+        let options = try self.options(from: parsed)
         let mode = try PipelineArguments.progressMode(from: parsed)
 
         let input = try PipelineArguments.path(parsed.positionals[0], "INPUT", kind: PipelineArguments.inputKind)

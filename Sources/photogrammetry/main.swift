@@ -14,6 +14,11 @@ usage:
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]
   photogrammetry match INPUT OUTPUT [--pairs auto|exhaustive|retrieval|sequential] [--transitive] [same options]
                  # stages 1-3 only: OUTPUT/matches.json (pairs tried, verified, timings)
+  photogrammetry batch LIST_OR_DIR OUT_ROOT [--shard I/N | --shards N] [--dry-run] [reconstruct options]
+                 # every capture (a LIST file: one input per line; a DIR: its subfolders and zips,
+                 # sorted) into OUT_ROOT/NAME; finished ones skipped; OUT_ROOT/batch.json, or
+                 # batch-shard-I-of-N.json with a shard (--shard, Slurm arrays, JOB_COMPLETION_INDEX + --shards N)
+  photogrammetry batch-summary OUT_ROOT     # all shards' records: one table, OUT_ROOT/batch-summary.json
   photogrammetry compare MODEL REFERENCE
   photogrammetry compare-cloud CLOUD_OR_MESH REFERENCE_MESH --sparse MODEL --reference-sparse GT_MODEL --tau T [--region MESH] [--spacing S]
   photogrammetry --version
@@ -31,6 +36,8 @@ do {
     case "reconstruct": try ReconstructCommand.run(arguments)
     case "diagnose": try DiagnoseCommand.run(arguments)
     case "match": try MatchCommand.run(arguments)
+    case "batch": try BatchCommand.run(arguments)
+    case "batch-summary": try BatchSummaryCommand.run(arguments)
     case "compare": try CompareCommand.run(arguments)
     case "compare-cloud": try CompareCloudCommand.run(arguments)
     case "--version", "version": print("photogrammetry 0.1.0")

@@ -6,26 +6,7 @@ import XCTest
 /// own tests run their binaries: exit codes, the one line on standard error, and what is (not)
 /// left on disk. Run after `swift build` (the executable sits beside the test bundle).
 final class CommandLineTests: XCTestCase {
-    /// What one run did.
-    struct Outcome {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-        /// Standard error's lines, without the final newline.
-        var errorLines: [String] { standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-    }
-
-    /// The folder of the built products (`.build/release`), where the executable is.
-    static var productsDirectory: URL {
-        #if os(macOS)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        return Bundle.main.bundleURL
-        #else
-        return Bundle.main.bundleURL
-        #endif
-    }
+    typealias Outcome = BuiltProgram.Outcome
 
     /// Runs the executable with `arguments` in `directory`; a run that outlives `timeout` is
     /// killed and fails the test (a hang is the bug some of these cases were).
@@ -33,35 +14,10 @@ final class CommandLineTests: XCTestCase {
     private func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
                      timeout: TimeInterval = 120, started: ((Int32) throws -> Void)? = nil,
                      file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
-        let executable = Self.productsDirectory.appendingPathComponent("photogrammetry")
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            XCTFail("no executable at \(executable.path): swift build first", file: file, line: line)
-            throw CVisionError(code: .ioError, message: "no executable")
-        }
-        let logs = try makeBridgeTestDirectory(self)
-        let out = logs.appendingPathComponent("stdout"), err = logs.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
-        try process.run()
-        try started?(process.processIdentifier)
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            done.wait()
-            XCTFail("photogrammetry \(arguments.joined(separator: " ")) still ran after \(Int(timeout)) s", file: file, line: line)
-        }
-        return Outcome(status: process.terminationStatus,
-                       standardOutput: try String(contentsOf: out, encoding: .utf8),
-                       standardError: try String(contentsOf: err, encoding: .utf8))
+        let running = try BuiltProgram.start(arguments, in: directory, environment: environment,
+                                             logs: try makeBridgeTestDirectory(self))
+        try started?(running.process.processIdentifier)
+        return try running.wait(timeout: timeout, file: file, line: line)
     }
 
     /// A capture folder with `good` of the bundled images.

@@ -6,6 +6,8 @@ public enum FeatureExtraction {
     public struct Result {
         public var features: [FeatureSet?]
         public var failures: [(index: Int, reason: String)]
+        /// Images whose features came from the checkpoint of an earlier run.
+        public var resumedCount = 0
 
         /// Images whose alpha channel masked them.
         public var alphaMaskedCount: Int { features.compactMap { $0 }.filter(\.maskFromAlpha).count }
@@ -26,6 +28,7 @@ public enum FeatureExtraction {
         let n = capture.images.count
         let slots = ResultSlots<Swift.Result<FeatureSet, CVisionError>>(count: n)
         let counter = ProgressCounter(stage: "features", total: n, sink: progress)
+        let resumed = ResultSlots<Bool>(count: n)
         parallelFor(n, threads: threads) { i in
             let image = capture.images[i]
             let maskURL = masks?.maskURL(for: image)
@@ -33,6 +36,7 @@ public enum FeatureExtraction {
             if let cache, FileManager.default.fileExists(atPath: cache.path),
                let cached = try? FeatureSet.load(from: cache) {
                 slots[i] = .success(cached)
+                resumed[i] = true
             } else {
                 do {
                     let features = try FeatureSet.extract(imageURL: image.url, maskURL: maskURL, keepRect: masks?.keepRect,
@@ -61,11 +65,16 @@ public enum FeatureExtraction {
                 failures.append((i, "not processed"))
             }
         }
-        let result = Result(features: features, failures: failures)
-        if result.alphaMaskedCount > 0 {
-            progress?.note("masks: alpha channel of \(result.alphaMaskedCount) image\(result.alphaMaskedCount == 1 ? "" : "s")")
+        var result = Result(features: features, failures: failures)
+        result.resumedCount = resumed.values.compactMap { $0 }.count
+        if result.resumedCount > 0, let cacheDirectory {
+            progress?.event(.featuresResumed, "features: \(result.resumedCount) of \(n) images from the checkpoint in "
+                            + cacheDirectory.path)
         }
-        if let note = adaptationNote(features.compactMap { $0 }, options: options) { progress?.note(note) }
+        if result.alphaMaskedCount > 0 {
+            progress?.event(.alphaMasks, "masks: alpha channel of \(result.alphaMaskedCount) image\(result.alphaMaskedCount == 1 ? "" : "s")")
+        }
+        if let note = adaptationNote(features.compactMap { $0 }, options: options) { progress?.event(.contrastLowered, note) }
         return result
     }
 

@@ -113,7 +113,9 @@ public struct DenseReconstruction {
         let fused = try step("dense: fusion", &steps) {
             try fuse(maps, views: views, workspace: workspace, store: store)
         }
-        for image in skipped { progress?.note("dense: \(image.name) skipped: \(image.reason)") }
+        for image in skipped {
+            progress?.event(.denseImageSkipped, "dense: \(image.name) skipped: \(image.reason)", subject: image.name)
+        }
         return Result(points: fused.points, depthMaps: maps.geometric.compactMap { $0 }.count,
                       computedDepthMaps: maps.computed, reusedDepthMaps: maps.reused, reusedCloud: fused.reused,
                       skippedImages: skipped, stepSeconds: steps)

@@ -97,7 +97,7 @@ public enum PairMatching {
             how += String(format: " (%d neighbours%@, %.1f s)", options.pairs.retrievalNeighbours,
                           selection.isSequence ? " + sequential" : "", seconds(since: start))
         }
-        progress?.note("pairs: \(selection.pairs.count) of \(features.count * (features.count - 1) / 2), \(how)")
+        progress?.event(.pairsSelected, "pairs: \(selection.pairs.count) of \(features.count * (features.count - 1) / 2), \(how)")
         var result = try match(selection.pairs, features: features, calibration: calibration, staticFeatures: nil,
                                options: options, threads: threads, progress: progress)
         result.strategy = selection.strategy
@@ -145,7 +145,7 @@ public enum PairMatching {
             spatialCount = found.count
             pairs += found
         }
-        progress?.note("re-matching: \(transitiveCount) transitive and \(spatialCount) spatial pairs")
+        progress?.event(.rematching, "re-matching: \(transitiveCount) transitive and \(spatialCount) spatial pairs")
         return try extend(previous, pairs: pairs, features: features, calibration: calibration, options: options,
                           threads: threads, progress: progress)
     }
@@ -191,7 +191,7 @@ public enum PairMatching {
         }
         try counter.checkCancelled()
         let edges = slots.values.compactMap { $0 }
-        progress?.note(String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s",
+        progress?.event(.matchingFinished, String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s",
                               pairs.count, edges.count, putativeSeconds, seconds(since: start) - putativeSeconds))
         return Result(graph: MatchGraph(numImages: features.count, edges: edges), staticFeatures: staticFeatures,
                       tried: Set(pairs.map { SIMD2(min($0.x, $0.y), max($0.x, $0.y)) }))

@@ -11,53 +11,125 @@ public protocol ProgressSink: AnyObject {
     func update(stage: String, done: Int, total: Int) -> Bool
     /// A stage finished after `seconds`.
     func finished(stage: String, seconds: Double)
-    /// A notice for the user (a rejected image, a fallback taken).
-    func note(_ message: String)
+    /// An event for the user (a rejected image, a fallback taken, a failure) with its code.
+    /// - Parameter subject: what it is about, as ``PipelineEvent/subjectKind`` says (an image
+    ///   name, a stage, a capture), or nil.
+    func event(_ event: PipelineEvent, _ message: String, subject: String?)
+}
+
+extension ProgressSink {
+    /// An event about nothing in particular.
+    public func event(_ event: PipelineEvent, _ message: String) { self.event(event, message, subject: nil) }
 }
 
 /// Prints progress to standard error (tty) or standard output (JSON lines).
 public final class ProgressPrinter: ProgressSink {
+    /// A `--progress json` line reporting progress within a stage.
+    struct ProgressLine: Encodable {
+        var stage: String
+        var done: Int
+        var total: Int
+        var percent: Int
+        /// Seconds left at the stage's rate so far; null until measurable.
+        var etaSeconds: Double?
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode("progress", forKey: .event)
+            try container.encode(stage, forKey: .stage)
+            try container.encode(done, forKey: .done)
+            try container.encode(total, forKey: .total)
+            try container.encode(percent, forKey: .percent)
+            // Present as null, not left out: a reader can rely on the key.
+            try container.encode(etaSeconds, forKey: .etaSeconds)
+        }
+
+        enum CodingKeys: String, CodingKey { case event, stage, done, total, percent, etaSeconds = "eta_s" }
+    }
+
+    /// A `--progress json` line saying a stage finished.
+    struct StageLine: Encodable {
+        var event = "stage"
+        var stage: String
+        var seconds: Double
+    }
+
+    /// A `--progress json` line carrying a ``PipelineEvent``.
+    struct EventLine: Encodable {
+        var event: PipelineEvent
+        var message: String
+        var subject: String?
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode("note", forKey: .kind)
+            try container.encode(event.code, forKey: .code)
+            try container.encode(event.name, forKey: .name)
+            try container.encode(event.severity.rawValue, forKey: .severity)
+            try container.encode(message, forKey: .message)
+            try container.encode(subject, forKey: .subject)
+        }
+
+        enum CodingKeys: String, CodingKey { case kind = "event", code, name, severity, message, subject }
+    }
+
     public let mode: ProgressMode
     private let lock = NSLock()
     private var lastPercent: [String: Int] = [:]
+    private var rates: [String: StageRate] = [:]
+    /// Where JSON lines go; standard output unless a test or the batch takes them.
+    private let writeLine: (String) -> Void
 
-    public init(mode: ProgressMode) { self.mode = mode }
-
-    /// `text` as the inside of a JSON string: quotes, backslashes and control characters escaped.
-    static func jsonEscaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                    out += String(format: "\\u%04X", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+    public init(mode: ProgressMode) {
+        self.mode = mode
+        writeLine = { line in
+            print(line)
+            fflush(stdout)
         }
-        return out
+    }
+
+    /// A printer whose JSON lines go to `writeLine` (one line, without its newline).
+    init(mode: ProgressMode, writeLine: @escaping (String) -> Void) {
+        self.mode = mode
+        self.writeLine = writeLine
+    }
+
+    /// Seconds on a monotonic clock.
+    static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// An ETA for people: "eta 8 s", "eta 3 min 20 s", "eta 1 h 05 min"; "" when unknown.
+    static func etaText(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite else { return "" }
+        let s = Int(seconds.rounded())
+        if s < 60 { return "eta \(s) s" }
+        if s < 3600 { return "eta \(s / 60) min \(String(format: "%02d", s % 60)) s" }
+        return "eta \(s / 3600) h \(String(format: "%02d", s / 60 % 60)) min"
     }
 
     public func update(stage: String, done: Int, total: Int) -> Bool {
         let percent = total > 0 ? done * 100 / total : 100
         lock.lock()
         defer { lock.unlock() }
+        let now = Self.now()
+        let eta: Double?
+        if var rate = rates[stage] {
+            eta = rate.observe(done: done, total: total, now: now)
+            rates[stage] = rate
+        } else {
+            rates[stage] = StageRate(done: done, total: total, now: now)
+            eta = done >= total ? 0 : nil
+        }
         // Throttle: one line per percent step, so a 10,000-pair stage prints at most 101 lines.
         if lastPercent[stage] == percent && done != total { return true }
         lastPercent[stage] = percent
         switch mode {
         case .tty:
-            let line = String(format: "\r\u{1B}[2K%@  %d/%d  %3d%%", stage, done, total, percent)
+            let line = String(format: "\r\u{1B}[2K%@  %d/%d  %3d%%  %@", stage, done, total, percent, Self.etaText(eta))
             FileHandle.standardError.write(Data(line.utf8))
         case .json:
-            print(#"{"event":"progress","stage":"\#(stage)","done":\#(done),"total":\#(total),"percent":\#(percent)}"#)
-            fflush(stdout)
+            // Tenths of a second: more digits would only be noise.
+            emit(ProgressLine(stage: stage, done: done, total: total, percent: percent,
+                              etaSeconds: eta.map { ($0 * 10).rounded() / 10 }))
         case .none: break
         }
         return true
@@ -66,27 +138,36 @@ public final class ProgressPrinter: ProgressSink {
     public func finished(stage: String, seconds: Double) {
         lock.lock()
         defer { lock.unlock() }
+        rates[stage] = nil
+        lastPercent[stage] = nil
         switch mode {
         case .tty:
             let line = String(format: "\r\u{1B}[2K%@  done in %.1f s\n", stage, seconds)
             FileHandle.standardError.write(Data(line.utf8))
         case .json:
-            print(String(format: #"{"event":"stage","stage":"%@","seconds":%.3f}"#, stage, seconds))
-            fflush(stdout)
+            emit(StageLine(stage: stage, seconds: (seconds * 1000).rounded() / 1000))
         case .none: break
         }
     }
 
-    public func note(_ message: String) {
+    public func event(_ event: PipelineEvent, _ message: String, subject: String?) {
         lock.lock()
         defer { lock.unlock() }
-        // A note may quote a file name with a line break in it: it stays one line (one JSON line).
         switch mode {
-        case .tty: FileHandle.standardError.write(Data("\r\u{1B}[2K\(message.escapingControlCharacters)\n".utf8))
+        case .tty:
+            // A failure is the error line the command prints last; said here too, it would be twice.
+            if event == .stageFailed || event == .tooFewImages { return }
+            // A message may quote a file name with a line break in it: it stays one line.
+            FileHandle.standardError.write(Data("\r\u{1B}[2K\(message.escapingControlCharacters)\n".utf8))
         case .json:
-            print(#"{"event":"note","message":"\#(Self.jsonEscaped(message))"}"#)
-            fflush(stdout)
+            emit(EventLine(event: event, message: message, subject: subject))
         case .none: break
         }
+    }
+
+    /// Writes one JSON line (an encoding failure, which these types cannot have, drops the line).
+    private func emit<T: Encodable>(_ line: T) {
+        guard let text = try? JSONLine.encode(line) else { return }
+        writeLine(text)
     }
 }

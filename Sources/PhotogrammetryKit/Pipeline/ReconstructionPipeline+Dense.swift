@@ -32,7 +32,7 @@ extension ReconstructionPipeline {
             let result = try timed("dense") { try stage.run() }
             report.densePoints = result.points
             if result.reusedDepthMaps > 0 {
-                progress?.note("dense: \(result.reusedDepthMaps) depth maps reused from an earlier run"
+                progress?.event(.denseResumed, "dense: \(result.reusedDepthMaps) depth maps reused from an earlier run"
                                + (result.reusedCloud ? ", and the cloud" : ""))
             }
         } catch PipelineError.cancelled {

@@ -49,13 +49,18 @@ extension ReconstructionPipeline {
     ///   without a model), whose pairs `rematched` lists.
     @discardableResult
     public func runMatching(transitive: Bool = false) throws -> MatchingSummary {
+        try announcingFailure { try runMatchingStages(transitive: transitive) }
+    }
+
+    /// The stages of ``runMatching(transitive:)``.
+    private func runMatchingStages(transitive: Bool) throws -> MatchingSummary {
         try options.validate()
         try OutputFolder.prepare(output, work: workDirectory)
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
         report.imagesTotal = capture.imagesTotal
         report.rejectedImages = capture.rejected
         try requireUsableImages(capture.images, of: capture)
-        let masks = try resolveMasks(capture)
+        let masks = try within("masks") { try resolveMasks(capture) }
         let (usable, features) = try extractFeatures(capture, masks: masks)
         let cpuBefore = Self.processCPUSeconds()
         let (setup, first) = try matchPairs(usable, features)

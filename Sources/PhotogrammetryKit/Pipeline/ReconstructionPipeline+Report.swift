@@ -27,7 +27,7 @@ extension ReconstructionPipeline {
         }
         guard models.count > 1 else { return }
         let sizes = report.models.map { "\($0.images) (\($0.folder))" }.joined(separator: ", ")
-        progress?.note("\(models.count) models, images: \(sizes)")
+        progress?.event(.severalModels, "\(models.count) models, images: \(sizes)")
     }
 
     /// Lists every image of the capture with its status and what is known of it.

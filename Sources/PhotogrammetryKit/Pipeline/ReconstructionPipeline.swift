@@ -15,6 +15,8 @@ public final class ReconstructionPipeline {
     public let options: ReconstructionOptions
     let progress: ProgressSink?
     var report = Report()
+    /// The stage running now, which a failure is reported against; nil between stages.
+    var runningStage: String?
 
     public convenience init(input: URL, output: URL, options: ReconstructionOptions, progress: ProgressSink?) {
         self.init(input: input, layout: OutputLayout(folder: output), options: options, progress: progress)
@@ -30,22 +32,33 @@ public final class ReconstructionPipeline {
     /// Where intermediate files live (feature checkpoints, unpacked zips).
     public var workDirectory: URL { layout.work }
 
-    /// Runs the pipeline and returns the report it also wrote to `OUTPUT/report.json`.
+    /// Runs the pipeline and returns the report it also wrote to `OUTPUT/report.json`; a failure
+    /// is also told to the progress sink (``PipelineEvent/stageFailed``) before it is thrown.
     @discardableResult
     public func run() throws -> Report {
+        try announcingFailure { try runStages() }
+    }
+
+    /// The stages of ``run()``.
+    private func runStages() throws -> Report {
         try options.validate()
         try OutputFolder.prepare(output, work: workDirectory)
         report.detail = options.detail.rawValue
+        report.input = input.standardizedFileURL.path
+        report.options = options.fingerprintText
+        report.optionsFingerprint = options.fingerprint
 
         // 1. Ingest
         let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
         report.imagesTotal = capture.imagesTotal
         report.rejectedImages = capture.rejected
-        for rejected in capture.rejected { progress?.note("rejected \(rejected.name): \(rejected.reason)") }
+        for rejected in capture.rejected {
+            progress?.event(.imageRejected, "rejected \(rejected.name): \(rejected.reason)", subject: rejected.name)
+        }
         try requireUsableImages(capture.images, of: capture)
 
         // 2. Features (masked), blurred frames out
-        let masks = try resolveMasks(capture)
+        let masks = try within("masks") { try resolveMasks(capture) }
         let (usable, features) = try extractFeatures(capture, masks: masks)
 
         // 3. Matching and geometric verification
@@ -70,6 +83,7 @@ public final class ReconstructionPipeline {
             let context = CaptureDiagnosis.Context(room: options.room, turntable: turntable)
             CaptureDiagnosis.diagnose(model, context: context, report: &report)
         }
+        announceDiagnosis()
 
         // 6. Export of the sparse model, before the dense stage: a failure there leaves it whole.
         try timed("export") {
@@ -89,10 +103,16 @@ public final class ReconstructionPipeline {
         }
 
         // The page shows the timings too, so it goes last but one, just before report.json.
-        try writeReportPage(capture)
-        // Last, so that it holds every stage's time; written whole or not at all.
-        try writeAtomically(report.jsonData(), to: layout.reportJSON)
-        if let denseFailure { throw denseFailure }
+        report.complete = denseFailure == nil
+        try within("report") {
+            try writeReportPage(capture)
+            // Last, so that it holds every stage's time; written whole or not at all.
+            try writeAtomically(report.jsonData(), to: layout.reportJSON)
+        }
+        if let denseFailure {
+            runningStage = "dense"
+            throw denseFailure
+        }
         return report
     }
 
@@ -101,7 +121,7 @@ public final class ReconstructionPipeline {
     func extractFeatures(_ capture: Capture, masks: MaskSource?) throws -> (Capture, [FeatureSet]) {
         let sift = options.featureResolution.siftOptions(for: capture, options.sift)
         if sift.maxImageSize != options.sift.maxImageSize {
-            progress?.note("few views: features at full resolution (\(sift.maxImageSize) px)")
+            progress?.event(.fewViewsFullResolution, "few views: features at full resolution (\(sift.maxImageSize) px)")
         }
         let cacheKey = "features-" + sift.cacheKey + (masks.map { "-" + $0.cacheKey } ?? "")
         let extraction = try timed("features") {
@@ -115,7 +135,7 @@ public final class ReconstructionPipeline {
             if let set = extraction.features[i] {
                 candidates.append((image, set))
             } else if let failure = extraction.failures.first(where: { $0.index == i }) {
-                reject(image.name, failure.reason)
+                reject(image.name, failure.reason, .featuresFailed)
             }
         }
         // A blank frame (a lens cap, a black frame between takes) is not blurred, and its zero
@@ -128,9 +148,10 @@ public final class ReconstructionPipeline {
         var features: [FeatureSet] = []
         for (image, set) in candidates {
             if isBlank(set) {
-                reject(image.name, String(format: "blank (no contrast: grey levels vary by %.2f of 255)", 255 * set.contrast))
+                reject(image.name, String(format: "blank (no contrast: grey levels vary by %.2f of 255)", 255 * set.contrast), .frameBlank)
             } else if let floor, set.blurScore < floor {
-                reject(image.name, String(format: "blurred: sharpness %.2g below the capture's floor %.2g", set.blurScore, floor))
+                reject(image.name, String(format: "blurred: sharpness %.2g below the capture's floor %.2g", set.blurScore, floor),
+                       .frameBlurred)
             } else {
                 usable.images.append(image)
                 features.append(set)
@@ -149,7 +170,7 @@ public final class ReconstructionPipeline {
         if staticFeatures.isTurntable {
             report.staticFeaturesDiscarded = staticFeatures.discardedCount
             report.turntableEvidence = "static features"
-            progress?.note(String(format: "fixed camera: %d static features discarded (%.0f%% of pairs static)",
+            progress?.event(.fixedCamera, String(format: "fixed camera: %d static features discarded (%.0f%% of pairs static)",
                                   staticFeatures.discardedCount, 100 * staticFeatures.staticPairFraction))
             return true
         }
@@ -158,7 +179,7 @@ public final class ReconstructionPipeline {
                                              threads: options.numThreads)
         guard still.isStill, let change = still.medianChange else { return false }
         report.turntableEvidence = "still background"
-        progress?.note(String(format: "fixed camera: the background outside the masks did not change (median %.3f over %d frame pairs)",
+        progress?.event(.fixedCamera, String(format: "fixed camera: the background outside the masks did not change (median %.3f over %d frame pairs)",
                               change, still.conclusivePairs))
         return true
     }
@@ -172,10 +193,10 @@ public final class ReconstructionPipeline {
         case .automatic: source = options.room ? nil : try MaskSource.discover(in: capture)
         }
         try source?.validate(against: capture)
-        if let source { progress?.note(source.summary) }
+        if let source { progress?.event(.masksUsed, source.summary) }
         if case .directory? = source {
             for image in capture.images where source?.maskURL(for: image) == nil {
-                progress?.note("\(image.name): no mask, the whole frame is used")
+                progress?.event(.maskMissing, "\(image.name): no mask, the whole frame is used", subject: image.name)
             }
         }
         return source
@@ -189,10 +210,10 @@ public final class ReconstructionPipeline {
         return options.blurFloorFraction * median
     }
 
-    /// Records a rejected image and tells the user.
-    func reject(_ name: String, _ reason: String) {
+    /// Records a rejected image and tells the user, with the event's code.
+    func reject(_ name: String, _ reason: String, _ event: PipelineEvent) {
         report.rejectedImages.append(RejectedImage(name: name, reason: reason))
-        progress?.note("rejected \(name): \(reason)")
+        progress?.event(event, "rejected \(name): \(reason)", subject: name)
     }
 
     /// Tracks, focal-length initialisation and incremental SfM; every model, largest first.
@@ -205,7 +226,7 @@ public final class ReconstructionPipeline {
                                                       plausible: (0.3 * scale)...(6 * scale)) {
                 setup.cameras[index].setFocalLength(f)
                 setup.hasPrior[camera.id] = true
-                progress?.note(String(format: "camera %d: focal length %.1f px from %@", camera.id.rawValue, f,
+                progress?.event(.focalLengthEstimated, String(format: "camera %d: focal length %.1f px from %@", camera.id.rawValue, f,
                                       "fundamental matrices"))
             }
         }
@@ -249,7 +270,7 @@ public final class ReconstructionPipeline {
             try reconstructSparse(usable, features, rematched.graph, &retrySetup)
         }
         let better = retry[0].registeredImageIDs.count > first[0].registeredImageIDs.count
-        progress?.note("second pass: \(added) new verified pairs; largest model \(retry[0].registeredImageIDs.count) images "
+        progress?.event(.secondPass, "second pass: \(added) new verified pairs; largest model \(retry[0].registeredImageIDs.count) images "
                        + "against \(first[0].registeredImageIDs.count)" + (better ? ", kept" : ", first pass kept"))
         return better ? retry : first
     }
@@ -272,7 +293,7 @@ public final class ReconstructionPipeline {
     /// Runs one stage, records its wall time and tells the progress sink.
     func timed<T>(_ name: String, _ body: () throws -> T) throws -> T {
         let start = DispatchTime.now()
-        let result = try body()
+        let result = try within(name, body)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         report.stages.append(Report.Stage(name: name, seconds: seconds))
         progress?.finished(stage: name, seconds: seconds)

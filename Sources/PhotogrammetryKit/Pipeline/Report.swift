@@ -53,6 +53,14 @@ public struct Report: Codable, Sendable {
     public var textureSize: Int?
     public var stages: [Stage] = []
     public var version = "0.1.0"
+    /// The capture read, absolute.
+    public var input: String?
+    /// ``ReconstructionOptions/fingerprintText`` and ``ReconstructionOptions/fingerprint`` of the run.
+    public var options: String?
+    public var optionsFingerprint: String?
+    /// Whether the run finished all it was asked (false when too few images stopped it, or the
+    /// dense stage failed): what a batch rerun skips.
+    public var complete = false
 
     enum CodingKeys: String, CodingKey {
         case imagesTotal = "images_total", imagesRegistered = "images_registered"
@@ -66,6 +74,7 @@ public struct Report: Codable, Sendable {
         case blurFloor = "blur_floor", masks, texture, images
         case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", stages, version
+        case input, options, optionsFingerprint = "options_fingerprint", complete
     }
 
     public init() {}
@@ -79,7 +88,7 @@ public struct Report: Codable, Sendable {
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
-                    "texture_size"]
+                    "texture_size", "input", "options", "options_fingerprint"]
             where object[key] == nil {
             object[key] = NSNull()
         }

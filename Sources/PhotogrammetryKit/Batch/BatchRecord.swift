@@ -1,0 +1,125 @@
+import Foundation
+
+/// What one batch process did, as `OUT_ROOT/batch.json` (the whole batch) or
+/// `OUT_ROOT/batch-shard-I-of-N.json` (one shard): rewritten whole, atomically, as each capture
+/// starts and ends, so that it always says how far the process got.
+public struct BatchRecord: Codable, Sendable {
+    /// One capture's outcome in this process.
+    public struct Entry: Codable, Sendable, Equatable {
+        /// Position in the sorted batch.
+        public var index: Int
+        public var name: String
+        public var input: String
+        /// The capture's output folder, absolute.
+        public var output: String
+        /// "ok", "failed", "skipped" (finished before with the same options), "running", "pending".
+        public var status: String
+        public var imagesRegistered: Int?
+        public var imagesTotal: Int?
+        public var captureKind: String?
+        public var azimuthCoverageDeg: Double?
+        public var elevationSpreadDeg: Double?
+        /// Wall seconds of the capture's run; for a skipped one, the stage times of the run that
+        /// made its outputs.
+        public var seconds: Double?
+        /// The failure's one line (the reconstruct error, or how the process ended).
+        public var error: String?
+
+        public init(index: Int, name: String, input: String, output: String, status: String) {
+            (self.index, self.name, self.input, self.output, self.status) = (index, name, input, output, status)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case index, name, input, output, status, imagesRegistered = "images_registered", imagesTotal = "images_total"
+            case captureKind = "capture_kind", azimuthCoverageDeg = "azimuth_coverage_deg"
+            case elevationSpreadDeg = "elevation_spread_deg", seconds, error
+        }
+
+        // Every key written, null when unknown: a reader can rely on the keys.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(index, forKey: .index)
+            try c.encode(name, forKey: .name)
+            try c.encode(input, forKey: .input)
+            try c.encode(output, forKey: .output)
+            try c.encode(status, forKey: .status)
+            try c.encode(imagesRegistered, forKey: .imagesRegistered)
+            try c.encode(imagesTotal, forKey: .imagesTotal)
+            try c.encode(captureKind, forKey: .captureKind)
+            try c.encode(azimuthCoverageDeg, forKey: .azimuthCoverageDeg)
+            try c.encode(elevationSpreadDeg, forKey: .elevationSpreadDeg)
+            try c.encode(seconds, forKey: .seconds)
+            try c.encode(error, forKey: .error)
+        }
+
+        /// Takes the numbers of a capture's `report.json` (parsed), where there is one.
+        mutating func take(report: [String: Any]) {
+            imagesRegistered = report["images_registered"] as? Int
+            imagesTotal = report["images_total"] as? Int
+            captureKind = report["capture_kind"] as? String
+            azimuthCoverageDeg = report["azimuth_coverage_deg"] as? Double
+            elevationSpreadDeg = report["elevation_spread_deg"] as? Double
+        }
+    }
+
+    public var version = Report().version
+    /// LIST_OR_DIR, absolute.
+    public var input: String
+    /// nil when one process ran the whole batch.
+    public var shard: Shard?
+    /// The reconstruct options of every capture (``ReconstructionOptions/fingerprintText``).
+    public var options: String
+    public var optionsFingerprint: String
+    /// Every capture of the batch, all shards, in sorted order: what `batch-summary` checks
+    /// the shards' entries against.
+    public var batchCaptures: [String]
+    /// ISO 8601, UTC.
+    public var startedAt: String
+    public var finishedAt: String?
+    /// This process's captures (its shard's), in batch order.
+    public var captures: [Entry]
+
+    enum CodingKeys: String, CodingKey {
+        case version, input, shard, options, optionsFingerprint = "options_fingerprint", batchCaptures = "batch_captures"
+        case startedAt = "started_at", finishedAt = "finished_at", captures
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(version, forKey: .version)
+        try c.encode(input, forKey: .input)
+        try c.encode(shard, forKey: .shard)
+        try c.encode(options, forKey: .options)
+        try c.encode(optionsFingerprint, forKey: .optionsFingerprint)
+        try c.encode(batchCaptures, forKey: .batchCaptures)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(finishedAt, forKey: .finishedAt)
+        try c.encode(captures, forKey: .captures)
+    }
+
+    /// The record file's name under OUT_ROOT for `shard`.
+    public static func fileName(_ shard: Shard?) -> String { shard?.recordName ?? "batch.json" }
+
+    /// Pretty, key-sorted JSON.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// Reads a record file.
+    public static func load(_ url: URL) throws -> BatchRecord {
+        do {
+            return try JSONDecoder().decode(BatchRecord.self, from: Data(contentsOf: url))
+        } catch {
+            throw PipelineError.invalidInput("\(url.path): not a batch record (\(error.localizedDescription))")
+        }
+    }
+
+    /// Now, as the record writes times.
+    static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date())
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive lock on one capture's output folder while a batch process runs it
+/// (`OUT_ROOT/NAME/.batch.lock`, flock(2)).
+///
+/// Shards never share a capture, but two runs with different shardings (`--shard 0/2` beside
+/// `--shard 0/3`) or one shard started twice would write the same folder at once. The kernel
+/// drops the lock when its process ends, however it ends, so a crash leaves no stale lock.
+final class CaptureLock {
+    private let descriptor: Int32
+
+    /// Takes the lock on `folder` (created when missing), or returns nil when another process holds it.
+    /// - Throws: ``PipelineError/io(_:)`` when the folder or the lock file cannot be made.
+    init?(folder: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw PipelineError.io("cannot create \(folder.path): \(error.localizedDescription)")
+        }
+        let path = folder.appendingPathComponent(".batch.lock").path
+        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw PipelineError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

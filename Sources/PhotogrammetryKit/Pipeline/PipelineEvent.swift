@@ -1,0 +1,126 @@
+/// Something a run tells its user besides progress, with a stable numeric code.
+///
+/// As a phone capture SDK's feedback codes, the numbers are the contract: a program acting on
+/// "frame blurred" tests `code == 212`, never the wording of the message, which may change. Codes
+/// are grouped by stage in hundreds (1xx ingest, 2xx features, 3xx matching, 4xx sparse, 5xx
+/// diagnosis, 6xx dense, 9xx the run, 10xx batch); a number once given is never reused. The raw
+/// values below are the only place the numbers are written (the compiler refuses a duplicate).
+public enum PipelineEvent: Int, CaseIterable, Sendable {
+    // 1xx ingest
+    case imageRejected = 100
+    case tooFewImages = 101
+    // 2xx features
+    case featuresResumed = 200
+    case fewViewsFullResolution = 201
+    case contrastLowered = 202
+    case masksUsed = 203
+    case alphaMasks = 204
+    case maskMissing = 205
+    case featuresFailed = 210
+    case frameBlank = 211
+    case frameBlurred = 212
+    // 3xx matching
+    case pairsSelected = 300
+    case matchingFinished = 301
+    case fixedCamera = 302
+    case rematching = 303
+    // 4xx sparse
+    case focalLengthEstimated = 400
+    case secondPass = 401
+    case severalModels = 402
+    // 5xx diagnosis
+    case lowAlignment = 500
+    case incompleteCircle = 501
+    case singleRing = 502
+    case lowTexture = 503
+    case anglesNotReported = 504
+    // 6xx dense
+    case denseResumed = 600
+    case denseImageSkipped = 601
+    // 9xx the run
+    case stageFailed = 900
+    // 10xx batch
+    case captureStarted = 1000
+    case captureFinished = 1001
+    case captureFailed = 1002
+    case captureSkipped = 1003
+    case batchFinished = 1004
+
+    /// How much the event matters.
+    public enum Severity: String, Sendable {
+        /// What the run did, nothing to act on.
+        case info
+        /// Something left out or worse than it could be; the run goes on.
+        case warning
+        /// A run (or, in a batch, a capture) failed.
+        case error
+    }
+
+    /// The code, as JSON and the README's table write it.
+    public var code: Int { rawValue }
+
+    /// The case name in snake case ("frame_blurred"): a readable twin of the code.
+    public var name: String {
+        var out = ""
+        for character in String(describing: self) {
+            if character.isUppercase { out += "_" + character.lowercased() } else { out.append(character) }
+        }
+        return out
+    }
+
+    public var severity: Severity {
+        switch self {
+        case .tooFewImages, .stageFailed, .captureFailed: .error
+        case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
+             .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped: .warning
+        default: .info
+        }
+    }
+
+    /// What `subject` holds in the event's JSON line (null when nothing).
+    public var subjectKind: String? {
+        switch self {
+        case .imageRejected, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred, .denseImageSkipped: "image"
+        case .stageFailed: "stage"
+        case .captureStarted, .captureFinished, .captureFailed, .captureSkipped: "capture"
+        default: nil
+        }
+    }
+
+    /// One line on when the event happens, for the README's table.
+    public var summary: String {
+        switch self {
+        case .imageRejected: "a file of the capture cannot be used (not a regular file, empty, truncated, too small, a control character in its name, a zip inside, an undecodable format)"
+        case .tooFewImages: "fewer than 3 usable images: the run stops (report.json lists the reasons)"
+        case .featuresResumed: "features of some images loaded from the checkpoint of an earlier run (`work/features-*`)"
+        case .fewViewsFullResolution: "a capture of few views (at most 64 MP in all) is detected at full resolution"
+        case .contrastLowered: "frames with fewer than 500 features had SIFT's contrast threshold lowered (a plain surface)"
+        case .masksUsed: "masks restrict features: which ones (`mask.json`, `masks/`, `--mask`)"
+        case .alphaMasks: "RGBA cut-outs mask themselves with their alpha channel"
+        case .maskMissing: "a masks folder has no mask for this image: the whole frame is used"
+        case .featuresFailed: "feature extraction failed on an image (undecodable, a mask of another size): left out"
+        case .frameBlank: "a frame without contrast (a lens cap) is left out"
+        case .frameBlurred: "a frame whose sharpness is below 0.3 of the capture's median is left out as blurred"
+        case .pairsSelected: "which image pairs are matched, and how they were chosen"
+        case .matchingFinished: "pairs matched and verified, with timings"
+        case .fixedCamera: "a fixed camera took the capture (turntable): static background features discarded, or a still background outside the masks"
+        case .rematching: "the second matching pass: transitive and spatial pairs"
+        case .focalLengthEstimated: "a camera's focal length from the fundamental matrices"
+        case .secondPass: "SfM ran again on the graph of the second matching pass; which result was kept"
+        case .severalModels: "the images make more than one model (`sparse-2/`, ...)"
+        case .lowAlignment: "below 90 % of the usable images registered: texture, blur or overlap"
+        case .incompleteCircle: "the cameras cover less than 300° of azimuth: walk the rest of the circle"
+        case .singleRing: "less than 15° of elevation spread: add a higher or lower ring"
+        case .lowTexture: "the median frame has fewer than 500 features at the default contrast: a textureless surface"
+        case .anglesNotReported: "azimuth coverage and elevation spread are null (a walk-through, too few cameras), and why"
+        case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
+        case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
+        case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
+        case .captureStarted: "batch: a capture starts"
+        case .captureFinished: "batch: a capture finished and its report.json is complete"
+        case .captureFailed: "batch: a capture failed (its error); the batch goes on"
+        case .captureSkipped: "batch: a capture already finished with the same options is not run again"
+        case .batchFinished: "batch: every capture of this process's shard is done; the counts"
+        }
+    }
+}

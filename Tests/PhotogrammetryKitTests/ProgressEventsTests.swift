@@ -1,0 +1,171 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// `--progress json` and the event codes: every line from a real encoder, one line whatever a
+/// message holds, the keys a program relies on, and codes that are unique and documented.
+final class ProgressEventsTests: XCTestCase {
+    static let repository = EndToEndTests.datasets.deletingLastPathComponent()
+
+    func testCodesAndNamesAreUnique() {
+        let events = PipelineEvent.allCases
+        XCTAssertEqual(Set(events.map(\.code)).count, events.count, "codes")
+        XCTAssertEqual(Set(events.map(\.name)).count, events.count, "names")
+        for event in events {
+            XCTAssertNotNil(event.name.range(of: "^[a-z]+(_[a-z]+)*$", options: .regularExpression), event.name)
+            XCTAssertFalse(event.summary.isEmpty, event.name)
+        }
+        XCTAssertEqual(PipelineEvent.frameBlurred.name, "frame_blurred")
+        XCTAssertEqual(PipelineEvent.fewViewsFullResolution.name, "few_views_full_resolution")
+    }
+
+    /// The README's table is the users' copy of the codes: every code with its name, severity,
+    /// subject and summary as the enum has them, and nothing else.
+    func testTheReadmeTableListsEveryCode() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        var rows: [Int: [String]] = [:]
+        for line in readme.split(separator: "\n") where line.hasPrefix("| ") {
+            // | code | `name` | severity | subject | when |
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 5, let code = Int(cells[0]) else { continue }
+            XCTAssertNil(rows[code], "code \(code) twice in the README")
+            rows[code] = [cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[2], cells[3], cells[4]]
+        }
+        XCTAssertEqual(Set(rows.keys), Set(PipelineEvent.allCases.map(\.code)))
+        for event in PipelineEvent.allCases {
+            XCTAssertEqual(rows[event.code], [event.name, event.severity.rawValue, event.subjectKind ?? "", event.summary],
+                           "\(event.code)")
+        }
+    }
+
+    func testANoteWithLineBreaksQuotesAndControlCharactersStaysOneJSONLine() throws {
+        var lines: [String] = []
+        let printer = ProgressPrinter(mode: .json) { lines.append($0) }
+        let message = "rejected evil\nname \"quoted\" back\\slash\ttab \u{1B}[31mred\u{0}nul\u{7} sep\u{2028}par\u{2029}nel\u{85} é"
+        printer.event(.imageRejected, message, subject: "evil\nname")
+        XCTAssertEqual(lines.count, 1)
+        let line = try XCTUnwrap(lines.first)
+        XCTAssertFalse(line.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" || $0 == "\u{85}" },
+                       "no raw control or separator characters: \(line)")
+        XCTAssertEqual(line.split(whereSeparator: \.isNewline).count, 1, "one line for any line reader")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(object["message"] as? String, message, "the text survives exactly")
+        XCTAssertEqual(object["subject"] as? String, "evil\nname")
+        XCTAssertEqual(object["code"] as? Int, 100)
+        XCTAssertEqual(object["name"] as? String, "image_rejected")
+        XCTAssertEqual(object["severity"] as? String, "warning")
+        XCTAssertEqual(object["event"] as? String, "note")
+    }
+
+    func testProgressLinesCarryAnETAOnceMeasurable() throws {
+        var lines: [String] = []
+        let printer = ProgressPrinter(mode: .json) { lines.append($0) }
+        _ = printer.update(stage: "features", done: 1, total: 4)
+        Thread.sleep(forTimeInterval: 0.05)
+        _ = printer.update(stage: "features", done: 2, total: 4)
+        _ = printer.update(stage: "features", done: 4, total: 4)
+        printer.finished(stage: "features", seconds: 0.1)
+        let objects = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(objects.count, 4)
+        for object in objects.prefix(3) {
+            XCTAssertEqual(Set(object.keys), ["event", "stage", "done", "total", "percent", "eta_s"])
+        }
+        XCTAssertTrue(objects[0]["eta_s"] is NSNull, "no rate from one report")
+        let eta = try XCTUnwrap(objects[1]["eta_s"] as? Double)
+        XCTAssertGreaterThan(eta, 0.05, "two units left at 0.05 s or more each")
+        XCTAssertLessThan(eta, 5)
+        XCTAssertEqual(objects[2]["eta_s"] as? Double, 0)
+        XCTAssertEqual(objects[1]["percent"] as? Int, 50)
+        XCTAssertEqual(Set(objects[3].keys), ["event", "stage", "seconds"])
+    }
+
+    func testStageRateFromTheFirstReportAndStartingOver() {
+        var rate = StageRate(done: 1, total: 5, now: 10)
+        XCTAssertNil(rate.observe(done: 1, total: 5, now: 11), "nothing done since the reference")
+        XCTAssertEqual(rate.observe(done: 2, total: 5, now: 12) ?? -1, 6, accuracy: 1e-9, "2 s per unit, 3 left")
+        XCTAssertEqual(rate.observe(done: 3, total: 5, now: 13) ?? -1, 3, accuracy: 1e-9, "1.5 s per unit, 2 left")
+        XCTAssertNil(rate.observe(done: 1, total: 9, now: 14), "another total starts over")
+        XCTAssertEqual(rate.observe(done: 3, total: 9, now: 15) ?? -1, 3, accuracy: 1e-9)
+        XCTAssertNil(rate.observe(done: 0, total: 9, now: 16), "fewer done starts over")
+        XCTAssertEqual(rate.observe(done: 9, total: 9, now: 17), 0)
+        XCTAssertEqual(ProgressPrinter.etaText(nil), "")
+        XCTAssertEqual(ProgressPrinter.etaText(7.6), "eta 8 s")
+        XCTAssertEqual(ProgressPrinter.etaText(200), "eta 3 min 20 s")
+        XCTAssertEqual(ProgressPrinter.etaText(3900), "eta 1 h 05 min")
+    }
+
+    /// A real sparse run: every line parses and has its kind's keys, every code is one of ours
+    /// with its name and severity; a rerun says its features came from the checkpoint.
+    func testEveryLineOfAJSONProgressRunParsesAndHasTheKeys() throws {
+        let work = try makeBridgeTestDirectory(self)
+        let output = work.appendingPathComponent("out")
+        let arguments = ["reconstruct", EndToEndTests.datasets.appendingPathComponent("templeRing-12").path, output.path,
+                         "--sparse-only", "--progress", "json"]
+        let first = try BuiltProgram.run(arguments, logs: work.appendingPathComponent("logs"))
+        XCTAssertEqual(first.status, 0, first.standardError)
+        let objects = try lineObjects(first)
+        XCTAssertGreaterThan(objects.count, 20)
+        let kinds = Set(objects.compactMap { $0["event"] as? String })
+        XCTAssertEqual(kinds, ["progress", "stage", "note"])
+        XCTAssertTrue(objects.contains { $0["event"] as? String == "progress" && $0["eta_s"] is Double },
+                      "some progress line has a measured ETA")
+        XCTAssertEqual(objects.filter { $0["event"] as? String == "stage" }.compactMap { $0["stage"] as? String },
+                       ["ingest", "features", "matching", "sparse", "diagnostics", "export"])
+        let codes = objects.compactMap { $0["code"] as? Int }
+        XCTAssertTrue(codes.contains(PipelineEvent.pairsSelected.code))
+        XCTAssertTrue(codes.contains(PipelineEvent.singleRing.code), "templeRing-12 is one ring")
+
+        let second = try BuiltProgram.run(arguments, logs: work.appendingPathComponent("logs"))
+        XCTAssertEqual(second.status, 0, second.standardError)
+        let resumed = try lineObjects(second).filter { $0["code"] as? Int == PipelineEvent.featuresResumed.code }
+        XCTAssertEqual(resumed.count, 1)
+        XCTAssertTrue((resumed.first?["message"] as? String)?.hasPrefix("features: 12 of 12 images from the checkpoint") == true)
+    }
+
+    /// A run that fails says so in its last JSON line, with the error's code and severity.
+    func testAFailedRunEndsWithAnErrorEvent() throws {
+        let work = try makeBridgeTestDirectory(self)
+        let input = work.appendingPathComponent("two")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try BadInputs.copyGoodImages(2, to: input)
+        let tooFew = try BuiltProgram.run(["reconstruct", input.path, work.appendingPathComponent("out").path, "--progress", "json"],
+                                          logs: work.appendingPathComponent("logs"))
+        XCTAssertEqual(tooFew.status, 1)
+        let last = try XCTUnwrap(try lineObjects(tooFew).last)
+        XCTAssertEqual(last["code"] as? Int, PipelineEvent.tooFewImages.code)
+        XCTAssertEqual(last["severity"] as? String, "error")
+        XCTAssertEqual(last["message"] as? String, "\(input.path): 2 usable images, at least 3 needed")
+
+        let file = work.appendingPathComponent("file")
+        try Data("x".utf8).write(to: file)
+        let unwritable = try BuiltProgram.run(["reconstruct", input.path, file.path, "--progress", "json"],
+                                              logs: work.appendingPathComponent("logs"))
+        XCTAssertEqual(unwritable.status, 1)
+        let failed = try XCTUnwrap(try lineObjects(unwritable).last)
+        XCTAssertEqual(failed["code"] as? Int, PipelineEvent.stageFailed.code)
+        XCTAssertEqual(failed["subject"] as? String, "setup")
+        XCTAssertEqual(failed["message"] as? String, "setup failed: cannot write OUTPUT \(file.path): it is a file, not a folder")
+    }
+
+    /// Each standard output line as a JSON object with the keys of its kind.
+    private func lineObjects(_ outcome: BuiltProgram.Outcome, file: StaticString = #filePath,
+                             line: UInt = #line) throws -> [[String: Any]] {
+        let keys: [String: Set<String>] = [
+            "progress": ["event", "stage", "done", "total", "percent", "eta_s"],
+            "stage": ["event", "stage", "seconds"],
+            "note": ["event", "code", "name", "severity", "message", "subject"],
+        ]
+        return try outcome.outputLines.map { text in
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text,
+                                       file: file, line: line)
+            let kind = try XCTUnwrap(object["event"] as? String, text, file: file, line: line)
+            XCTAssertEqual(Set(object.keys), keys[kind], text, file: file, line: line)
+            if kind == "note" {
+                let event = try XCTUnwrap(PipelineEvent(rawValue: object["code"] as? Int ?? -1), text, file: file, line: line)
+                XCTAssertEqual(object["name"] as? String, event.name, file: file, line: line)
+                XCTAssertEqual(object["severity"] as? String, event.severity.rawValue, file: file, line: line)
+            }
+            return object
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// The built `photogrammetry` executable, run as a user runs it (swift-argument-parser's own
+/// tests run their binaries alike). Run after `swift build` (it sits beside the test bundle).
+enum BuiltProgram {
+    /// What one run did.
+    struct Outcome {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+        /// Standard error's lines, without the final newline.
+        var errorLines: [String] { standardError.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        /// Standard output's non-empty lines.
+        var outputLines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+    }
+
+    /// The folder of the built products (`.build/release`), where the executable is.
+    static var productsDirectory: URL {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL
+        #else
+        return Bundle.main.bundleURL
+        #endif
+    }
+
+    static var executable: URL { productsDirectory.appendingPathComponent("photogrammetry") }
+
+    /// Starts `executable` (the program unless given) with `arguments`; call ``Running/wait(timeout:)``.
+    /// - Parameter environment: added to (and overriding) this process's environment; a value
+    ///   of "" removes the variable.
+    static func start(_ arguments: [String], executable: URL? = nil, in directory: URL? = nil,
+                      environment: [String: String] = [:], logs: URL) throws -> Running {
+        let program = executable ?? Self.executable
+        guard FileManager.default.isExecutableFile(atPath: program.path) else {
+            throw CVisionError(code: .ioError, message: "no executable at \(program.path): swift build first")
+        }
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        let out = logs.appendingPathComponent("stdout-\(UUID().uuidString)")
+        let err = logs.appendingPathComponent("stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = program
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        for (name, value) in environment where value.isEmpty { merged[name] = nil }
+        process.environment = merged
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        let running = Running(process: process, out: out, err: err)
+        process.terminationHandler = { _ in running.done.signal() }
+        try process.run()
+        return running
+    }
+
+    /// A started run.
+    final class Running {
+        let process: Process
+        let out: URL, err: URL
+        let done = DispatchSemaphore(value: 0)
+
+        init(process: Process, out: URL, err: URL) {
+            (self.process, self.out, self.err) = (process, out, err)
+        }
+
+        /// Waits for the end; a run that outlives `timeout` is killed and fails the test (a hang
+        /// is the bug some cases were).
+        func wait(timeout: TimeInterval, file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
+            if done.wait(timeout: .now() + timeout) == .timedOut {
+                process.terminate()
+                done.wait()
+                XCTFail("photogrammetry \(process.arguments?.joined(separator: " ") ?? "") still ran after \(Int(timeout)) s",
+                        file: file, line: line)
+            }
+            return Outcome(status: process.terminationStatus,
+                           standardOutput: try String(contentsOf: out, encoding: .utf8),
+                           standardError: try String(contentsOf: err, encoding: .utf8))
+        }
+    }
+
+    /// Runs the program with `arguments` and waits for it.
+    static func run(_ arguments: [String], executable: URL? = nil, in directory: URL? = nil,
+                    environment: [String: String] = [:], timeout: TimeInterval = 120, logs: URL,
+                    file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
+        try start(arguments, executable: executable, in: directory, environment: environment, logs: logs)
+            .wait(timeout: timeout, file: file, line: line)
+    }
+}

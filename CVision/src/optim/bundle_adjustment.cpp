@@ -145,29 +145,38 @@ std::vector<int> ConstantCameraParams(int model, const cvis_ba_options& o) {
   });
 }
 
-// The cost function of one observation and the parameter blocks it takes, in order: the general
-// reprojection error, or a form that holds a constant pose and/or camera as data (cost_functions.h).
+// The cost function of one observation and the parameter blocks it takes, in order.
 struct ObservationCost {
   ceres::CostFunction* cost;
   std::vector<double*> blocks;
 };
 
+// The analytic reprojection cost (ReprojectionCost) that the solver uses, holding a constant pose
+// and/or camera as data; with autodiff, the functor of the same form instead (the reference the
+// analytic costs are tested against).
 ObservationCost MakeObservationCost(int model, double x, double y, double* pose,
                                     bool pose_constant, double* point, double* camera_params,
-                                    bool camera_constant) {
+                                    bool camera_constant, bool autodiff = false) {
   return VisitCameraModel(model, [&](auto m) -> ObservationCost {
     using Model = decltype(m);
     if (pose_constant && camera_constant) {
-      return {ReprojectionErrorConstantPoseAndCamera<Model>::Create(x, y, pose, camera_params),
+      return {autodiff ? ReprojectionErrorConstantPoseAndCamera<Model>::Create(x, y, pose, camera_params)
+                       : new ReprojectionCost<Model, true, true>(x, y, pose, camera_params),
               {point}};
     }
     if (pose_constant) {
-      return {ReprojectionErrorConstantPose<Model>::Create(x, y, pose), {point, camera_params}};
+      return {autodiff ? ReprojectionErrorConstantPose<Model>::Create(x, y, pose)
+                       : new ReprojectionCost<Model, true, false>(x, y, pose, camera_params),
+              {point, camera_params}};
     }
     if (camera_constant) {
-      return {ReprojectionErrorConstantCamera<Model>::Create(x, y, camera_params), {pose, point}};
+      return {autodiff ? ReprojectionErrorConstantCamera<Model>::Create(x, y, camera_params)
+                       : new ReprojectionCost<Model, false, true>(x, y, pose, camera_params),
+              {pose, point}};
     }
-    return {ReprojectionError<Model>::Create(x, y), {pose, point, camera_params}};
+    return {autodiff ? ReprojectionError<Model>::Create(x, y)
+                     : new ReprojectionCost<Model, false, false>(x, y, pose, camera_params),
+            {pose, point, camera_params}};
   });
 }
 
@@ -317,9 +326,9 @@ cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* 
 cvis_status cvis_ba_evaluate_observation(int32_t camera_model, const double* camera_params,
                                          const double* cam_from_world, const double* point3D,
                                          const double* observed_xy, int32_t pose_constant,
-                                         int32_t camera_constant, double* residuals,
-                                         double* jacobian_pose, double* jacobian_point,
-                                         double* jacobian_camera) {
+                                         int32_t camera_constant, int32_t autodiff,
+                                         double* residuals, double* jacobian_pose,
+                                         double* jacobian_point, double* jacobian_camera) {
   return cvis::Guard([&] {
     if (!cvis::IsValidCameraModel(camera_model)) {
       return cvis::Fail(CVIS_INVALID_ARGUMENT, cvis::Str("unknown camera model ", camera_model));
@@ -334,7 +343,7 @@ cvis_status cvis_ba_evaluate_observation(int32_t camera_model, const double* cam
     std::copy(camera_params, camera_params + cvis::CameraModelNumParams(camera_model), params);
     cvis::ObservationCost observation = cvis::MakeObservationCost(
         camera_model, observed_xy[0], observed_xy[1], pose, pose_constant != 0, point, params,
-        camera_constant != 0);
+        camera_constant != 0, autodiff != 0);
     std::unique_ptr<ceres::CostFunction> cost(observation.cost);
     std::vector<double*> jacobians;
     for (double* block : observation.blocks) {

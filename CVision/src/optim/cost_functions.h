@@ -7,6 +7,9 @@
 // Jet<6 + 3 + kNumParams> per observation even when only the point moves; the constant-camera
 // form costs Jet<9> (local bundle adjustment, intrinsics fixed) and the constant-pose-and-camera
 // form Jet<3> (the observations of images held still).
+//
+// The solver uses ReprojectionCost (at the end), the same four forms with the rigid motion's
+// derivatives in closed form; the autodiff functors are the reference it is tested against.
 #pragma once
 
 #include <ceres/autodiff_cost_function.h>

@@ -85,6 +85,19 @@ typedef struct cvis_ba_summary {
 cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* options,
                                cvis_ba_summary* summary);
 
+/* Residuals (2) of one observation and their Jacobians, as evaluated by the cost function that
+ * cvis_bundle_adjust gives it (analytic derivatives, with a constant pose and/or camera held as
+ * data), or with autodiff != 0 by the autodiff functor of the same form: for testing the one
+ * against the other. Jacobians are row-major: jacobian_pose 2 x 6, jacobian_point 2 x 3,
+ * jacobian_camera 2 x (the model's number of params); each may be NULL, and those of constant
+ * blocks are not written. */
+cvis_status cvis_ba_evaluate_observation(int32_t camera_model, const double* camera_params,
+                                         const double* cam_from_world, const double* point3D,
+                                         const double* observed_xy, int32_t pose_constant,
+                                         int32_t camera_constant, int32_t autodiff,
+                                         double* residuals, double* jacobian_pose,
+                                         double* jacobian_point, double* jacobian_camera);
+
 /* Projects points with a camera model: n points in camera coordinates (n x 3) to pixels (n x 2).
  * Points behind the camera give NaN. */
 cvis_status cvis_project_points(int32_t camera_model, const double* camera_params, int32_t n,

@@ -115,6 +115,106 @@ final class BundleAdjustmentTests: XCTestCase {
         XCTAssertTrue(rec.points3D.values.allSatisfy { $0.position.x.isFinite && $0.position.z.isFinite })
     }
 
+    /// The solver's analytic reprojection costs, and the autodiff functors that hold a constant
+    /// pose and/or camera as data (cost_functions.h), give the residuals and, for their free
+    /// blocks, the Jacobians of the general autodiff functor.
+    func testReprojectionCostsMatchGeneralAutodiff() throws {
+        let models: [(model: Int32, params: [Double])] = [
+            (0, [800, 500, 400]), (1, [800, 820, 510, 390]), (2, [800, 500, 400, -0.08]),
+            (3, [800, 500, 400, -0.1, 0.03]), (8, [350, 500, 400, 0.05]),
+        ]
+        var rng = SplitMix64(seed: 5)
+        for (model, params) in models {
+            for sample in 0..<24 {
+                // Some rotations below 0.01 rad, where the analytic rotation switches to its series.
+                let rotation = (sample % 4 == 0 ? 0.002 : 0.5) * rng.gaussian3(), translation = rng.gaussian3()
+                let pose = [rotation.x, rotation.y, rotation.z, translation.x, translation.y, translation.z]
+                // A point in front of the camera: back from camera coordinates to the world.
+                let inCamera = SIMD3(rng.uniform(-0.6, 0.6), rng.uniform(-0.5, 0.5), 1) * rng.uniform(1, 10)
+                let camFromWorld = Rigid3(angleAxis: rotation, translation: translation)
+                let world = camFromWorld.inverse.apply(inCamera)
+                let point = [world.x, world.y, world.z]
+                let observed = [rng.uniform(0, 1000), rng.uniform(0, 800)]
+                let n = params.count
+
+                func evaluate(poseConstant: Bool, cameraConstant: Bool, autodiff: Bool)
+                    -> (residuals: [Double], pose: [Double], point: [Double], camera: [Double]) {
+                    var residuals = [Double](repeating: .nan, count: 2)
+                    var jPose = [Double](repeating: .nan, count: 12), jPoint = [Double](repeating: .nan, count: 6)
+                    var jCamera = [Double](repeating: .nan, count: 2 * n)
+                    XCTAssertNoThrow(try check(cvis_ba_evaluate_observation(
+                        model, params, pose, point, observed, poseConstant ? 1 : 0, cameraConstant ? 1 : 0,
+                        autodiff ? 1 : 0, &residuals, &jPose, &jPoint, &jCamera)))
+                    return (residuals, jPose, jPoint, jCamera)
+                }
+                func assertClose(_ a: [Double], _ b: [Double], _ what: String) {
+                    let scale = max(1, a.map(abs).max() ?? 0)
+                    for (x, y) in zip(a, b) {
+                        XCTAssertEqual(x, y, accuracy: 1e-9 * scale, "model \(model): \(what)")
+                    }
+                }
+                let general = evaluate(poseConstant: false, cameraConstant: false, autodiff: true)
+                XCTAssertTrue((general.residuals + general.pose + general.point + general.camera).allSatisfy(\.isFinite))
+                for autodiff in [false, true] {
+                    for (poseConstant, cameraConstant) in [(false, false), (false, true), (true, false), (true, true)] {
+                        let special = evaluate(poseConstant: poseConstant, cameraConstant: cameraConstant, autodiff: autodiff)
+                        let form = "autodiff \(autodiff), pose constant \(poseConstant), camera constant \(cameraConstant)"
+                        assertClose(general.residuals, special.residuals, "residuals, " + form)
+                        assertClose(general.point, special.point, "point Jacobian, " + form)
+                        if !poseConstant { assertClose(general.pose, special.pose, "pose Jacobian, " + form) }
+                        if !cameraConstant { assertClose(general.camera, special.camera, "camera Jacobian, " + form) }
+                        // Constant blocks have no Jacobian: their outputs stay untouched.
+                        if poseConstant { XCTAssertTrue(special.pose.allSatisfy(\.isNaN), form) }
+                        if cameraConstant { XCTAssertTrue(special.camera.allSatisfy(\.isNaN), form) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A point behind the camera gets the constant residual and zero derivatives from every form.
+    func testReprojectionCostBehindCamera() throws {
+        let params: [Double] = [800, 500, 400, -0.08]
+        let pose: [Double] = [0.1, -0.2, 0.05, 0, 0, 0]
+        let point: [Double] = [0.1, 0.2, -3]  // z < 0 after the small rotation
+        let observed: [Double] = [500, 400]
+        for autodiff: Int32 in [0, 1] {
+            var residuals = [Double](repeating: .nan, count: 2)
+            var jPose = [Double](repeating: .nan, count: 12), jPoint = [Double](repeating: .nan, count: 6)
+            var jCamera = [Double](repeating: .nan, count: 8)
+            try check(cvis_ba_evaluate_observation(2, params, pose, point, observed, 0, 0, autodiff,
+                                                   &residuals, &jPose, &jPoint, &jCamera))
+            XCTAssertEqual(residuals, [1e3, 1e3])
+            XCTAssertTrue((jPose + jPoint + jCamera).allSatisfy { $0 == 0 })
+        }
+    }
+
+    /// Local bundle adjustment's shape: intrinsics fixed, some images held still, so every
+    /// observation uses a constant-camera cost function and those of the still images a
+    /// point-only one.
+    func testFixedIntrinsicsWithConstantImagesConverges() throws {
+        let scene = noisyScene(seed: 8)
+        var rec = perturbed(scene)
+        // The still images and the camera at the truth; the rest perturbed.
+        rec.cameras[CameraID(1)] = scene.reconstruction.cameras[CameraID(1)]
+        let constant = Set(scene.imageIDs.prefix(4))
+        for id in constant { rec.images[id]!.camFromWorld = scene.reconstruction.images[id]!.camFromWorld }
+        var options = BundleAdjustmentOptions()
+        options.loss = .trivial
+        options.refineFocalLength = false
+        options.refineExtraParams = false
+        let summary = try BundleAdjuster.adjust(&rec, imageIDs: Set(scene.imageIDs.dropFirst(4)),
+                                                constantImageIDs: constant, options: options)
+        XCTAssertTrue(summary.isUsable)
+        XCTAssertLessThan(summary.finalRMSError, 0.75)
+        XCTAssertEqual(rec.cameras[CameraID(1)]!.params, scene.camera.params)
+        for id in scene.imageIDs {
+            let error = length(rec.images[id]!.camFromWorld!.centerInWorld
+                - scene.reconstruction.images[id]!.camFromWorld!.centerInWorld)
+            XCTAssertLessThan(error, 0.01 * scene.scale)
+        }
+    }
+
     func testOutOfRangeIndexIsInvalidArgument() throws {
         var params = [Double](repeating: 0, count: 8)
         params[0] = 800

@@ -2,6 +2,7 @@
 // the project/unproject entry points that share the same camera models.
 #include <ceres/ceres.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -144,6 +145,41 @@ std::vector<int> ConstantCameraParams(int model, const cvis_ba_options& o) {
   });
 }
 
+// The cost function of one observation and the parameter blocks it takes, in order.
+struct ObservationCost {
+  ceres::CostFunction* cost;
+  std::vector<double*> blocks;
+};
+
+// The analytic reprojection cost (ReprojectionCost) that the solver uses, holding a constant pose
+// and/or camera as data; with autodiff, the functor of the same form instead (the reference the
+// analytic costs are tested against).
+ObservationCost MakeObservationCost(int model, double x, double y, double* pose,
+                                    bool pose_constant, double* point, double* camera_params,
+                                    bool camera_constant, bool autodiff = false) {
+  return VisitCameraModel(model, [&](auto m) -> ObservationCost {
+    using Model = decltype(m);
+    if (pose_constant && camera_constant) {
+      return {autodiff ? ReprojectionErrorConstantPoseAndCamera<Model>::Create(x, y, pose, camera_params)
+                       : new ReprojectionCost<Model, true, true>(x, y, pose, camera_params),
+              {point}};
+    }
+    if (pose_constant) {
+      return {autodiff ? ReprojectionErrorConstantPose<Model>::Create(x, y, pose)
+                       : new ReprojectionCost<Model, true, false>(x, y, pose, camera_params),
+              {point, camera_params}};
+    }
+    if (camera_constant) {
+      return {autodiff ? ReprojectionErrorConstantCamera<Model>::Create(x, y, camera_params)
+                       : new ReprojectionCost<Model, false, true>(x, y, pose, camera_params),
+              {pose, point}};
+    }
+    return {autodiff ? ReprojectionError<Model>::Create(x, y)
+                     : new ReprojectionCost<Model, false, false>(x, y, pose, camera_params),
+            {pose, point, camera_params}};
+  });
+}
+
 cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_options& o, cvis_ba_summary* summary) {
   const auto start = std::chrono::steady_clock::now();
   if (cvis_status status = ValidateProblem(p, o); status != CVIS_OK) return status;
@@ -157,41 +193,47 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_options& o, cvis_ba_s
   problem_options.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
   ceres::Problem problem(problem_options);
 
+  // A camera is constant when the caller says so or the options fix all of its parameters; the
+  // rest keep their fixed parameters through a subset manifold below.
+  std::vector<uint8_t> camera_constant(p.num_cameras, 0);
+  std::vector<std::vector<int>> camera_fixed(p.num_cameras);
+  for (int32_t i = 0; i < p.num_cameras; ++i) {
+    camera_fixed[i] = ConstantCameraParams(p.camera_models[i], o);
+    camera_constant[i] = (p.camera_constant && p.camera_constant[i]) ||
+                         int(camera_fixed[i].size()) == CameraModelNumParams(p.camera_models[i]);
+  }
+
+  // Constant poses and cameras enter the cost functions as data, so only free blocks are in the
+  // problem: "used" marks the blocks that are.
   std::vector<uint8_t> camera_used(p.num_cameras, 0), image_used(p.num_images, 0),
       point_used(p.num_points, 0);
   for (int32_t k = 0; k < p.num_observations; ++k) {
     const int32_t image = p.obs_image[k], point = p.obs_point[k];
     const int32_t camera = p.image_camera[image];
-    double* params = p.camera_params + size_t(camera) * CVIS_CAMERA_PARAMS_STRIDE;
-    const double x = p.obs_xy[2 * size_t(k)], y = p.obs_xy[2 * size_t(k) + 1];
-    ceres::CostFunction* cost = VisitCameraModel(p.camera_models[camera], [&](auto model) {
-      return ReprojectionError<decltype(model)>::Create(x, y);
-    });
-    problem.AddResidualBlock(cost, loss.get(), p.image_poses + size_t(image) * 6,
-                             p.points3D + size_t(point) * 3, params);
-    camera_used[camera] = image_used[image] = point_used[point] = 1;
+    const bool pose_constant = p.pose_mode[image] == CVIS_POSE_CONSTANT;
+    ObservationCost observation = MakeObservationCost(
+        p.camera_models[camera], p.obs_xy[2 * size_t(k)], p.obs_xy[2 * size_t(k) + 1],
+        p.image_poses + size_t(image) * 6, pose_constant, p.points3D + size_t(point) * 3,
+        p.camera_params + size_t(camera) * CVIS_CAMERA_PARAMS_STRIDE, camera_constant[camera]);
+    problem.AddResidualBlock(observation.cost, loss.get(), observation.blocks);
+    point_used[point] = 1;
+    if (!pose_constant) image_used[image] = 1;
+    if (!camera_constant[camera]) camera_used[camera] = 1;
   }
 
   // Gauge and calibration: only blocks that are in the problem may be marked.
   for (int32_t i = 0; i < p.num_cameras; ++i) {
-    if (!camera_used[i]) continue;
-    double* params = p.camera_params + size_t(i) * CVIS_CAMERA_PARAMS_STRIDE;
-    const int num_params = CameraModelNumParams(p.camera_models[i]);
-    const std::vector<int> fixed = ConstantCameraParams(p.camera_models[i], o);
-    if ((p.camera_constant && p.camera_constant[i]) || int(fixed.size()) == num_params) {
-      problem.SetParameterBlockConstant(params);
-    } else if (!fixed.empty()) {
-      problem.SetManifold(params, new ceres::SubsetManifold(num_params, fixed));
+    if (camera_used[i] && !camera_fixed[i].empty()) {
+      problem.SetManifold(p.camera_params + size_t(i) * CVIS_CAMERA_PARAMS_STRIDE,
+                          new ceres::SubsetManifold(CameraModelNumParams(p.camera_models[i]),
+                                                    camera_fixed[i]));
     }
   }
   for (int32_t i = 0; i < p.num_images; ++i) {
-    if (!image_used[i]) continue;
-    double* pose = p.image_poses + size_t(i) * 6;
-    if (p.pose_mode[i] == CVIS_POSE_CONSTANT) {
-      problem.SetParameterBlockConstant(pose);
-    } else if (p.pose_mode[i] >= 0) {
+    if (image_used[i] && p.pose_mode[i] >= 0) {
       // Rotation and translation share one block: translation coordinate c is entry 3 + c.
-      problem.SetManifold(pose, new ceres::SubsetManifold(6, {3 + p.pose_mode[i]}));
+      problem.SetManifold(p.image_poses + size_t(i) * 6,
+                          new ceres::SubsetManifold(6, {3 + p.pose_mode[i]}));
     }
   }
   if (p.point_constant) {
@@ -278,6 +320,40 @@ cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* 
     cvis_ba_options defaults;
     cvis_ba_options_default(&defaults);
     return cvis::BundleAdjust(*problem, options ? *options : defaults, summary);
+  });
+}
+
+cvis_status cvis_ba_evaluate_observation(int32_t camera_model, const double* camera_params,
+                                         const double* cam_from_world, const double* point3D,
+                                         const double* observed_xy, int32_t pose_constant,
+                                         int32_t camera_constant, int32_t autodiff,
+                                         double* residuals, double* jacobian_pose,
+                                         double* jacobian_point, double* jacobian_camera) {
+  return cvis::Guard([&] {
+    if (!cvis::IsValidCameraModel(camera_model)) {
+      return cvis::Fail(CVIS_INVALID_ARGUMENT, cvis::Str("unknown camera model ", camera_model));
+    }
+    if (!camera_params || !cam_from_world || !point3D || !observed_xy || !residuals) {
+      return cvis::Fail(CVIS_INVALID_ARGUMENT, "a required array is NULL");
+    }
+    // Mutable copies: the cost function's blocks are the bundle adjuster's parameter pointers.
+    double pose[6], point[3], params[CVIS_CAMERA_PARAMS_STRIDE] = {};
+    std::copy(cam_from_world, cam_from_world + 6, pose);
+    std::copy(point3D, point3D + 3, point);
+    std::copy(camera_params, camera_params + cvis::CameraModelNumParams(camera_model), params);
+    cvis::ObservationCost observation = cvis::MakeObservationCost(
+        camera_model, observed_xy[0], observed_xy[1], pose, pose_constant != 0, point, params,
+        camera_constant != 0, autodiff != 0);
+    std::unique_ptr<ceres::CostFunction> cost(observation.cost);
+    std::vector<double*> jacobians;
+    for (double* block : observation.blocks) {
+      jacobians.push_back(block == pose ? jacobian_pose : block == point ? jacobian_point
+                                                                         : jacobian_camera);
+    }
+    if (!cost->Evaluate(observation.blocks.data(), residuals, jacobians.data())) {
+      return cvis::Fail(CVIS_INTERNAL_ERROR, "cost function evaluation failed");
+    }
+    return CVIS_OK;
   });
 }
 

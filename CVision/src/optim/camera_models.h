@@ -1,5 +1,8 @@
 // Five COLMAP camera models as compile-time traits, so the same templated projection serves
 // the Ceres cost functions (with Jets) and the plain-double project/unproject entry points.
+// ImgFromCam takes the parameters and the coordinates as separate types: a cost function whose
+// camera is constant passes plain doubles with Jet coordinates, so the intrinsics carry no
+// derivative lanes.
 //
 // Every model maps normalised coordinates (u, v) = (X/Z, Y/Z) to pixels exactly as COLMAP does:
 //   SIMPLE_PINHOLE f, cx, cy          x = f u + cx
@@ -20,8 +23,8 @@
 namespace cvis {
 
 // Radial distortion shared by the radial models: (u, v) -> (u, v) * (1 + k1 r2 + k2 r2^2).
-template <typename T>
-inline void Distort(T k1, T k2, T u, T v, T* du, T* dv) {
+template <typename P, typename T>
+inline void Distort(P k1, P k2, T u, T v, T* du, T* dv) {
   const T r2 = u * u + v * v;
   const T radial = k1 * r2 + k2 * r2 * r2;
   *du = u * radial;
@@ -59,8 +62,8 @@ struct SimplePinholeModel {
   static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
   static std::vector<int> ExtraIndices() { return {}; }
 
-  template <typename T>
-  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+  template <typename P, typename T>
+  static void ImgFromCam(const P* params, T u, T v, T* x, T* y) {
     *x = params[0] * u + params[1];
     *y = params[0] * v + params[2];
   }
@@ -77,8 +80,8 @@ struct PinholeModel {
   static std::vector<int> PrincipalPointIndices() { return {2, 3}; }
   static std::vector<int> ExtraIndices() { return {}; }
 
-  template <typename T>
-  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+  template <typename P, typename T>
+  static void ImgFromCam(const P* params, T u, T v, T* x, T* y) {
     *x = params[0] * u + params[2];
     *y = params[1] * v + params[3];
   }
@@ -95,10 +98,10 @@ struct SimpleRadialModel {
   static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
   static std::vector<int> ExtraIndices() { return {3}; }
 
-  template <typename T>
-  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+  template <typename P, typename T>
+  static void ImgFromCam(const P* params, T u, T v, T* x, T* y) {
     T du, dv;
-    Distort(params[3], T(0), u, v, &du, &dv);
+    Distort(params[3], P(0), u, v, &du, &dv);
     *x = params[0] * (u + du) + params[1];
     *y = params[0] * (v + dv) + params[2];
   }
@@ -114,8 +117,8 @@ struct RadialModel {
   static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
   static std::vector<int> ExtraIndices() { return {3, 4}; }
 
-  template <typename T>
-  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+  template <typename P, typename T>
+  static void ImgFromCam(const P* params, T u, T v, T* x, T* y) {
     T du, dv;
     Distort(params[3], params[4], u, v, &du, &dv);
     *x = params[0] * (u + du) + params[1];
@@ -135,8 +138,8 @@ struct SimpleRadialFisheyeModel {
   static std::vector<int> PrincipalPointIndices() { return {1, 2}; }
   static std::vector<int> ExtraIndices() { return {3}; }
 
-  template <typename T>
-  static void ImgFromCam(const T* params, T u, T v, T* x, T* y) {
+  template <typename P, typename T>
+  static void ImgFromCam(const P* params, T u, T v, T* x, T* y) {
     using std::atan;
     using std::sqrt;
     const T r2 = u * u + v * v;

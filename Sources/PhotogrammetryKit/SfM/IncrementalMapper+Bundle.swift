@@ -24,9 +24,11 @@ extension IncrementalMapper {
             }
         }
         var ba = bundleOptions(refineIntrinsics: false)
-        ba.maxIterations = 25
-        _ = try BundleAdjuster.adjust(&reconstruction, imageIDs: variable, constantImageIDs: constant,
-                                      fixGauge: constant.isEmpty, options: ba)
+        ba.maxIterations = options.localBundleMaxIterations
+        ba.functionTolerance = options.localBundleFunctionTolerance
+        let summary = try BundleAdjuster.adjust(&reconstruction, imageIDs: variable, constantImageIDs: constant,
+                                                fixGauge: constant.isEmpty, options: ba)
+        trace("local BA \(summary.traceDescription)")
         var touched = Set<Point3DID>()
         for id in variable {
             for case let p? in reconstruction.images[id]!.point3DIDs { touched.insert(p) }
@@ -42,8 +44,9 @@ extension IncrementalMapper {
             && numRegistered >= min(options.refineIntrinsicsMinImages, max(3, graph.numImages))
         var ba = bundleOptions(refineIntrinsics: refine)
         ba.refinePrincipalPoint = refine && shouldRefinePrincipalPoint()
-        _ = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
-                                      fixGauge: true, options: ba)
+        let summary = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
+                                                fixGauge: true, options: ba)
+        trace("global BA \(summary.traceDescription)")
         if ba.refinePrincipalPoint && !principalPointsArePlausible() {
             // Undo the run-off and settle the model around the centred principal point again.
             ba.refinePrincipalPoint = false
@@ -109,6 +112,14 @@ extension IncrementalMapper {
         }
         if !plausible { principalPointRunOffs += 1 }
         return plausible
+    }
+}
+
+extension BundleAdjustmentSummary {
+    /// Size, iterations and time of one adjustment, for the mapper's narration.
+    var traceDescription: String {
+        "images \(numImages) points \(numPoints) obs \(numObservations) iterations \(iterations) "
+            + "rms \(initialRMSError) -> \(finalRMSError) seconds \(seconds)"
     }
 }
 

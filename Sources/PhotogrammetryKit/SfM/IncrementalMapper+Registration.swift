@@ -36,12 +36,8 @@ extension IncrementalMapper {
         return n
     }
 
-    /// Estimates the pose of image `i` from its 2D-3D correspondences and links its inliers.
-    ///
-    /// A camera whose focal length is still unknown (no prior, not yet seen) is tried at a ladder
-    /// of focal lengths and keeps the one with most inliers; bundle adjustment refines it after.
-    func registerImage(_ i: Int) throws -> Bool {
-        let imageID = ImageID(i + 1)
+    /// The keypoints of image `i` whose tracks are triangulated, with their points and positions.
+    func triangulatedCorrespondences(of i: Int) -> (keypoints: [Int], pointIDs: [Point3DID], positions: [SIMD3<Double>]) {
         var keypoints: [Int] = [], pointIDs: [Point3DID] = [], positions: [SIMD3<Double>] = []
         for (k, t) in tracks.trackOfKeypoint[i].enumerated() where t >= 0 {
             guard let id = pointOfTrack[Int(t)], let point = reconstruction.points3D[id] else { continue }
@@ -49,6 +45,16 @@ extension IncrementalMapper {
             pointIDs.append(id)
             positions.append(point.position)
         }
+        return (keypoints, pointIDs, positions)
+    }
+
+    /// Estimates the pose of image `i` from its 2D-3D correspondences and links its inliers.
+    ///
+    /// A camera whose focal length is still unknown (no prior, not yet seen) is tried at a ladder
+    /// of focal lengths and keeps the one with most inliers; bundle adjustment refines it after.
+    func registerImage(_ i: Int) throws -> Bool {
+        let imageID = ImageID(i + 1)
+        let (keypoints, pointIDs, positions) = triangulatedCorrespondences(of: i)
         guard keypoints.count >= options.absolutePoseMinNumInliers else { return false }
 
         var camera = self.camera(ofImage: i)

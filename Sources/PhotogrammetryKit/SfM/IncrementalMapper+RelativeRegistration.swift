@@ -12,6 +12,7 @@ extension IncrementalMapper {
     /// (``MapperOptions/relativeRegistrationMinPoints``). Bundle adjustment then refines the
     /// pose with the points the pair triangulates.
     func registerByRelativePose() throws -> Int? {
+        guard options.relativeRegistrationMinMatches > 0 else { return nil }
         var candidates: [(matches: Int, edge: Int, image: Int, registered: Int)] = []
         // Planar and rotation-dominated pairs too (glass fronts, lawns, a turn on the spot):
         // the five-point solver copes with a plane, and the points then check the pose.
@@ -37,6 +38,12 @@ extension IncrementalMapper {
     /// Poses `image` from the essential matrix of `edge` with the registered image `registered`
     /// and the distance that puts most of its triangulated correspondences where it sees them.
     func registerFromPair(edge e: Int, image i: Int, registered j: Int) -> Bool {
+        // The points come first: without enough of them no essential matrix helps.
+        let (keypoints, pointIDs, positions) = triangulatedCorrespondences(of: i)
+        guard keypoints.count >= options.relativeRegistrationMinPoints else {
+            trace("relative \(i) from \(j): \(keypoints.count) points, too few for the distance")
+            return false
+        }
         let edge = graph.edges[e]
         let cameraI = camera(ofImage: i), cameraJ = camera(ofImage: j)
         let (first, second) = (camera(ofImage: edge.first), camera(ofImage: edge.second))
@@ -53,22 +60,13 @@ extension IncrementalMapper {
         let rotation = camIFromCamJ.rotation * camJFromWorld.rotation
         let t0 = camIFromCamJ.rotation * camJFromWorld.translation
         let direction = camIFromCamJ.translation
-        var keypoints: [Int] = [], pointIDs: [Point3DID] = [], rays: [SIMD2<Double>] = [], bases: [SIMD3<Double>] = []
-        for (k, t) in tracks.trackOfKeypoint[i].enumerated() where t >= 0 {
-            guard let id = pointOfTrack[Int(t)], let point = reconstruction.points3D[id] else { continue }
-            keypoints.append(k)
-            pointIDs.append(id)
-            rays.append(cameraI.normalized(keypoint(i, k)))
-            bases.append(rotation * point.position + t0)
-        }
-        guard keypoints.count >= options.relativeRegistrationMinPoints else {
-            trace("relative \(i) from \(j): \(keypoints.count) points, too few for the distance")
-            return false
-        }
+        // Each point in the camera's orientation; the camera then sees it at rotated + translation.
+        let rotated = positions.map { rotation * $0 }
+        let rays = keypoints.map { cameraI.normalized(keypoint(i, $0)) }
         let threshold = options.absolutePoseMaxErrorPx / cameraI.meanFocalLength
         func fitting(_ translation: SIMD3<Double>) -> [Int] {
-            bases.indices.filter { n in
-                let p = bases[n] - t0 + translation
+            rotated.indices.filter { n in
+                let p = rotated[n] + translation
                 guard p.z > 1e-9 else { return false }
                 let error = SIMD2(p.x / p.z, p.y / p.z) - rays[n]
                 return (error * error).sum() < threshold * threshold
@@ -79,15 +77,15 @@ extension IncrementalMapper {
         // translation under its rotation (that direction is the weaker part of E when the
         // baseline is short).
         var candidates: [SIMD3<Double>] = []
-        for n in bases.indices {
-            if let s = Self.distanceAlong(direction, base: bases[n], ray: rays[n]), s >= 0 {
+        for n in rotated.indices {
+            if let s = Self.distanceAlong(direction, base: rotated[n] + t0, ray: rays[n]), s >= 0 {
                 candidates.append(t0 + s * direction)
             }
         }
-        let sampled = Array(bases.indices.prefix(Self.maxTwoPointSamples))
+        let sampled = Array(rotated.indices.prefix(Self.maxTwoPointSamples))
         for a in sampled {
             for b in sampled where b > a {
-                if let t = Self.translation(rotated: [bases[a] - t0, bases[b] - t0], rays: [rays[a], rays[b]]) {
+                if let t = Self.translation(rotated: [rotated[a], rotated[b]], rays: [rays[a], rays[b]]) {
                     candidates.append(t)
                 }
             }
@@ -99,7 +97,7 @@ extension IncrementalMapper {
         }
         guard var found = best else { return false }
         // Least squares over the inliers, kept when it loses none.
-        if let refined = Self.translation(rotated: found.inliers.map { bases[$0] - t0 }, rays: found.inliers.map { rays[$0] }) {
+        if let refined = Self.translation(rotated: found.inliers.map { rotated[$0] }, rays: found.inliers.map { rays[$0] }) {
             let fit = fitting(refined)
             if fit.count >= found.inliers.count { found = (refined, fit) }
         }

@@ -121,7 +121,7 @@ public final class IncrementalMapper {
 
     /// Registers images one by one until none can be added.
     func grow() throws {
-        while let next = try registerNextImage() ?? registerFromPairIfEnabled() {
+        while let next = try registerNextImage() ?? registerByRelativePose() {
             triangulateTracks(seenBy: next)
             try adjustLocally(around: next)
             if Double(numRegistered) >= Double(numRegisteredAtLastGlobalBundle) * options.globalBundleGrowthRatio {
@@ -129,11 +129,6 @@ public final class IncrementalMapper {
             }
             if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
         }
-    }
-
-    /// ``registerByRelativePose()`` unless it is turned off.
-    private func registerFromPairIfEnabled() throws -> Int? {
-        options.relativeRegistrationMinMatches > 0 ? try registerByRelativePose() : nil
     }
 
     // MARK: - Shared helpers

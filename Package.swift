@@ -28,6 +28,7 @@ let package = Package(
                 .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_flann"),
                 .linkedLibrary("ceres"), .linkedLibrary("glog"),
                 .linkedLibrary("exif"), .linkedLibrary("archive"),
+                .linkedLibrary("embree3"),
                 .linkedLibrary("stdc++"),
             ]
         ),

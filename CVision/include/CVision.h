@@ -23,5 +23,6 @@
 #include "cvis_bundle.h"
 #include "cvis_mvs.h"
 #include "cvis_cloud.h"
+#include "cvis_texture.h"
 
 #endif

@@ -1,0 +1,98 @@
+// The texturing pipeline's pieces, in the order cvis_texture_mesh runs them: candidate views per
+// face (visibility), one view per face (view selection), charts and their places in the atlas
+// (packing), colour offsets per chart (seam levelling).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "../../include/cvis_texture.h"
+
+namespace cvis::texture {
+
+// The mesh being textured, as the caller gave it.
+struct Mesh {
+  int64_t num_vertices = 0;
+  const float* vertices = nullptr;  // x y z per vertex
+  int64_t num_faces = 0;
+  const int32_t* faces = nullptr;   // three vertex indices per face
+
+  std::array<double, 3> Vertex(int64_t v) const {
+    return {vertices[3 * v], vertices[3 * v + 1], vertices[3 * v + 2]};
+  }
+  int32_t Corner(int64_t f, int k) const { return faces[3 * f + k]; }
+};
+
+// A view that sees a face, and how well: the face's projected area in pixels.
+struct Candidate {
+  int32_t view;
+  float quality;
+};
+
+// Pixel position of world point x in view (COLMAP convention: top-left corner at 0), and its
+// depth; depth <= 0 when x is behind the camera.
+void Project(const cvis_mvs_view& view, const std::array<double, 3>& x, double* u, double* v,
+             double* depth);
+
+// For each face, the views that see it unoccluded, facing them within min_view_cos, with all
+// three corners inside the image (and inside the view's mask when masks[view] is not empty),
+// best first and at most max_views_per_face.
+std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
+                                                       const std::vector<cvis_mvs_view>& views,
+                                                       const std::vector<cv::Mat>& masks,
+                                                       const cvis_texture_options& options);
+
+// Faces sharing an edge with each face (up to three; -1 where the edge is open or shared by
+// more than two faces).
+std::vector<std::array<int64_t, 3>> FaceNeighbours(const Mesh& mesh);
+
+// One view per face (-1 for a face without candidates): the best view, then rounds of iterated
+// conditional modes on data cost 1 - quality / best quality plus smoothness per neighbour that
+// chose another view.
+std::vector<int32_t> SelectViews(const std::vector<std::vector<Candidate>>& candidates,
+                                 const std::vector<std::array<int64_t, 3>>& neighbours,
+                                 const cvis_texture_options& options);
+
+// A connected set of faces textured from one view, and its rectangle in the atlas.
+struct Chart {
+  int32_t view = -1;               // -1: the cell of one face no view sees
+  std::vector<int64_t> faces;
+  double min_x = 0, min_y = 0;     // the faces' projections' bounding box in the view's pixels
+  double max_x = 0, max_y = 0;
+  int32_t width = 0, height = 0;   // texels, padding included
+  int32_t page = 0, x = 0, y = 0;  // where the rectangle sits in the atlas
+};
+
+// Charts of edge-connected faces with the same view; every unseen face is a chart of its own.
+std::vector<Chart> BuildCharts(const Mesh& mesh, const std::vector<cvis_mvs_view>& views,
+                               const std::vector<int32_t>& face_views,
+                               const std::vector<std::array<int64_t, 3>>& neighbours);
+
+// Sizes every chart at scale texels per pixel and packs the rectangles into pages (shelves,
+// tallest first); the largest scale up to options.max_texel_per_pixel at which they fit into
+// options.max_pages pages. Returns the scale and the number of pages used.
+std::pair<double, int32_t> PackCharts(std::vector<Chart>* charts, const cvis_texture_options& options);
+
+// Pixel position in view of chart-local texel coordinates and back: texel (0, 0)'s corner is the
+// chart's padding corner.
+inline double TexelToPixel(double texel, double min, double scale, int padding) {
+  return min + (texel - padding) / scale;
+}
+inline double PixelToTexel(double pixel, double min, double scale, int padding) {
+  return (pixel - min) * scale + padding;
+}
+
+// Offsets (RGB, added to every texel of a chart) that make the colours on both sides of each seam
+// agree in the least-squares sense, with a pull towards zero of weight options.seam_regularization.
+// seam_samples holds, per seam sample, the two charts and each side's colour there.
+struct SeamSample {
+  int64_t chart_a, chart_b;
+  std::array<float, 3> color_a, color_b;
+};
+std::vector<std::array<float, 3>> LevelSeams(int64_t num_charts, const std::vector<SeamSample>& samples,
+                                             double regularization);
+
+}  // namespace cvis::texture

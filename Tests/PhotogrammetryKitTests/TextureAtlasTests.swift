@@ -1,0 +1,178 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// Texturing a plane of known colour seen by rendered pinhole views: the atlas must give the
+/// plane's colour back, views hidden by an occluder must not texture what they cannot see, and
+/// seam levelling must remove an exposure step between two views.
+final class TextureAtlasTests: XCTestCase {
+    /// The plane's colour at (x, y): smooth waves, a few pixels per period at the views' distance.
+    static func planeColor(_ x: Double, _ y: Double) -> SIMD3<Double> {
+        SIMD3(128 + 90 * sin(6 * x) * cos(5 * y), 128 + 90 * sin(4 * y + 1), 128 + 90 * cos(7 * x + 3 * y))
+    }
+
+    /// The occluder's colour: flat green, far from the plane's.
+    static let occluderColor = SIMD3<Double>(20, 220, 20)
+
+    /// A grid of triangles over z = 0, x and y in -1...1, facing -z (the views), plus, with
+    /// `occluder`, a 0.4-wide square at z = -0.8 in front of the centre.
+    static func planeMesh(cells: Int = 20, occluder: Bool) throws -> (PointCloud, planeFaces: Int) {
+        var points: [SIMD3<Float>] = []
+        var triangles: [SIMD3<Int32>] = []
+        for j in 0...cells {
+            for i in 0...cells {
+                points.append(SIMD3(Float(-1 + 2 * Double(i) / Double(cells)), Float(-1 + 2 * Double(j) / Double(cells)), 0))
+            }
+        }
+        func index(_ i: Int, _ j: Int) -> Int32 { Int32(j * (cells + 1) + i) }
+        for j in 0..<cells {
+            for i in 0..<cells {
+                // (a, c, b) winding: the normal (b - a) x (c - a) points to -z.
+                triangles.append(SIMD3(index(i, j), index(i, j + 1), index(i + 1, j)))
+                triangles.append(SIMD3(index(i + 1, j), index(i, j + 1), index(i + 1, j + 1)))
+            }
+        }
+        let planeFaces = triangles.count
+        if occluder {
+            let base = Int32(points.count)
+            for (x, y) in [(-0.2, -0.2), (0.2, -0.2), (-0.2, 0.2), (0.2, 0.2)] {
+                points.append(SIMD3(Float(x), Float(y), -0.8))
+            }
+            triangles.append(SIMD3(base, base + 2, base + 1))
+            triangles.append(SIMD3(base + 1, base + 2, base + 3))
+        }
+        return (try PointCloud(points: points, triangles: triangles), planeFaces)
+    }
+
+    /// Renders what a view sees (the plane, the occluder in front when present), one ray per
+    /// pixel centre, with `offset` added to every channel (an exposure step).
+    static func render(_ view: MVSView, occluder: Bool, offset: Double = 0) -> [SIMD3<UInt8>] {
+        let r = view.camFromWorld.rotation.transposed
+        let centre = -(r * view.camFromWorld.translation)
+        var pixels: [SIMD3<UInt8>] = []
+        for row in 0..<view.height {
+            for col in 0..<view.width {
+                let d = r * SIMD3((Double(col) + 0.5 - view.cx) / view.fx, (Double(row) + 0.5 - view.cy) / view.fy, 1)
+                var color = SIMD3<Double>(0, 0, 0)
+                let tOccluder = (-0.8 - centre.z) / d.z
+                let hitOccluder = centre + tOccluder * d
+                if occluder, tOccluder > 0, abs(hitOccluder.x) <= 0.2, abs(hitOccluder.y) <= 0.2 {
+                    color = occluderColor
+                } else {
+                    let p = centre + (-centre.z / d.z) * d
+                    if abs(p.x) <= 1, abs(p.y) <= 1 { color = planeColor(p.x, p.y) }
+                }
+                let shifted = (color + offset).clamped(lowerBound: SIMD3(repeating: 0), upperBound: SIMD3(repeating: 255))
+                pixels.append(SIMD3(UInt8(shifted.x.rounded()), UInt8(shifted.y.rounded()), UInt8(shifted.z.rounded())))
+            }
+        }
+        return pixels
+    }
+
+    /// A view at `centre` looking at `target`.
+    static func view(at centre: SIMD3<Double>, lookingAt target: SIMD3<Double>) -> MVSView {
+        MVSView(width: 240, height: 180, fx: 200, fy: 200, cx: 120, cy: 90,
+                camFromWorld: MVSTestScene.lookAt(from: centre, to: target))
+    }
+
+    func writeViews(_ views: [MVSView], occluder: Bool, offsets: [Double]) throws -> [URL] {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("texture-test-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        return try views.enumerated().map { k, view in
+            let url = folder.appendingPathComponent("view\(k).png")
+            try TestPNG.writeRGB(Self.render(view, occluder: occluder, offset: offsets[k]), width: view.width,
+                                 height: view.height, to: url)
+            return url
+        }
+    }
+
+    /// The atlas colour at barycentric position `w` of face `f`.
+    func atlasColor(_ atlas: TextureAtlas, page: [UInt8], uvs: [SIMD2<Float>], face f: Int, _ w: SIMD3<Double>) -> SIMD3<Double> {
+        let uv = Double(uvs[3 * f].x) * w.x + Double(uvs[3 * f + 1].x) * w.y + Double(uvs[3 * f + 2].x) * w.z
+        let vv = Double(uvs[3 * f].y) * w.x + Double(uvs[3 * f + 1].y) * w.y + Double(uvs[3 * f + 2].y) * w.z
+        let size = atlas.pageSize
+        let x = min(max(Int(uv * Double(size)), 0), size - 1), y = min(max(Int(vv * Double(size)), 0), size - 1)
+        let base = 3 * (y * size + x)
+        return SIMD3(Double(page[base]), Double(page[base + 1]), Double(page[base + 2]))
+    }
+
+    /// Per plane face, the atlas colour minus the plane's at three inner points.
+    func colorErrors(_ atlas: TextureAtlas, mesh: PointCloud, planeFaces: Int) -> [[SIMD3<Double>]] {
+        let page = atlas.page(0), uvs = atlas.uvs, points = mesh.points, triangles = mesh.triangles
+        return (0..<planeFaces).map { f in
+            let corners = [triangles[f].x, triangles[f].y, triangles[f].z].map { SIMD3<Double>(points[Int($0)]) }
+            return [SIMD3(0.6, 0.2, 0.2), SIMD3(0.2, 0.6, 0.2), SIMD3(0.2, 0.2, 0.6)].map { w in
+                let p = corners[0] * w.x + corners[1] * w.y + corners[2] * w.z
+                return atlasColor(atlas, page: page, uvs: uvs, face: f, w) - Self.planeColor(p.x, p.y)
+            }
+        }
+    }
+
+    func testPlaneTextureIsRecoveredAndOccludedViewsAreNotUsed() throws {
+        let views = [Self.view(at: SIMD3(0, 0, -3), lookingAt: .zero),
+                     Self.view(at: SIMD3(1.2, 0.3, -2.8), lookingAt: .zero),
+                     Self.view(at: SIMD3(-1.1, -0.4, -2.9), lookingAt: .zero),
+                     Self.view(at: SIMD3(0.2, 1.2, -2.8), lookingAt: .zero)]
+        let (mesh, planeFaces) = try Self.planeMesh(occluder: true)
+        let images = try writeViews(views, occluder: true, offsets: [0, 0, 0, 0])
+        var options = TextureOptions()
+        options.pageSize = 1024
+        let atlas = try TextureAtlas.make(mesh: mesh, views: views, imageURLs: images, options: options)
+
+        let faceViews = atlas.faceViews
+        XCTAssertEqual(faceViews.filter { $0 < 0 }.count, 0, "every face is seen by some view")
+        XCTAssertLessThan(atlas.chartCount, 40, "smoothing keeps charts large (\(atlas.chartCount) for \(faceViews.count) faces)")
+        XCTAssertEqual(atlas.scale, 1, accuracy: 1e-9, "a small mesh fits the page at one texel per pixel")
+
+        // No plane face behind the occluder, as one view sees it, takes its colour from that view.
+        let points = mesh.points, triangles = mesh.triangles
+        var hiddenFaces = 0
+        for f in 0..<planeFaces {
+            let centroid = (SIMD3<Double>(points[Int(triangles[f].x)]) + SIMD3<Double>(points[Int(triangles[f].y)])
+                            + SIMD3<Double>(points[Int(triangles[f].z)])) / 3
+            let v = faceViews[f]
+            let camera = views[v].camFromWorld
+            let centre = -(camera.rotation.transposed * camera.translation)
+            let t = (-0.8 - centre.z) / (centroid.z - centre.z)
+            let crossing = centre + t * (centroid - centre)
+            if abs(crossing.x) < 0.19, abs(crossing.y) < 0.19 { hiddenFaces += 1 }
+        }
+        XCTAssertEqual(hiddenFaces, 0, "faces textured from a view that the occluder blocks")
+
+        // The plane's colour comes back: PSNR over three points per face.
+        let errors = colorErrors(atlas, mesh: mesh, planeFaces: planeFaces).flatMap { $0 }
+        let mse = errors.map { ($0 * $0).sum() / 3 }.reduce(0, +) / Double(errors.count)
+        let psnr = 10 * log10(255 * 255 / mse)
+        XCTAssertGreaterThan(psnr, 40, "texture PSNR \(psnr) dB")
+    }
+
+    func testSeamLevellingRemovesAnExposureStep() throws {
+        // Two views, each seeing most of one half; the right one 30 levels brighter.
+        let views = [Self.view(at: SIMD3(-1.0, 0, -1.6), lookingAt: SIMD3(-0.5, 0, 0)),
+                     Self.view(at: SIMD3(1.0, 0, -1.6), lookingAt: SIMD3(0.5, 0, 0))]
+        let (mesh, planeFaces) = try Self.planeMesh(occluder: false)
+        let images = try writeViews(views, occluder: false, offsets: [0, 30])
+        var options = TextureOptions()
+        options.pageSize = 1024
+        options.minViewCos = 0.3
+
+        func step(levelled: Bool) throws -> Double {
+            options.levelSeams = levelled
+            let atlas = try TextureAtlas.make(mesh: mesh, views: views, imageURLs: images, options: options)
+            let faceViews = atlas.faceViews
+            let errors = colorErrors(atlas, mesh: mesh, planeFaces: planeFaces)
+            func meanError(_ view: Int) -> Double {
+                let e = (0..<planeFaces).filter { faceViews[$0] == view }.flatMap { errors[$0] }.map { $0.sum() / 3 }
+                XCTAssertGreaterThan(e.count, 60, "view \(view) textures part of the plane")
+                return e.reduce(0, +) / Double(max(1, e.count))
+            }
+            return meanError(1) - meanError(0)
+        }
+        let before = try step(levelled: false)
+        let after = try step(levelled: true)
+        XCTAssertEqual(before, 30, accuracy: 3, "the step as rendered")
+        XCTAssertLessThan(abs(after), 3, "exposure step after levelling: \(after)")
+    }
+}

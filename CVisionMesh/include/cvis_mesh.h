@@ -99,8 +99,10 @@ cvis_status cvis_mesh_poisson(const cvis_mesh_cloud* cloud, const cvis_poisson_o
 
 typedef struct cvis_trim_options {
   double density_quantile;     /* default 0.05: vertices whose density is below this quantile
-                                  of the mesh's own densities go (0: off) */
-  double max_distance_spacings;/* default 0 (off): triangles whose centroid is farther from the
+                                  of the mesh's own densities go (0: off) ... */
+  double density_median_ratio; /* default 0.5: ... when also below this fraction of the median
+                                  density, so that an evenly sampled surface loses nothing */
+  double max_distance_spacings;/* default 10 (0: off): triangles whose centroid is farther from the
                                   nearest cloud point than this many times the reference
                                   length (the larger of the cloud's median spacing and the
                                   Poisson cell size) go */
@@ -115,7 +117,7 @@ typedef struct cvis_trim_stats {
   int64_t low_density_vertices; /* vertices dropped by density */
   int64_t far_triangles;        /* triangles dropped by distance */
   int64_t outside_triangles;    /* triangles dropped by the box */
-  double density_threshold;     /* the density the quantile gave */
+  double density_threshold;     /* the density limit the two rules gave */
   double distance_threshold;    /* scene units (0 when off) */
 } cvis_trim_stats;
 

@@ -80,7 +80,8 @@ extern "C" cvis_status cvis_mesh_poisson(const cvis_mesh_cloud* cloud,
 extern "C" void cvis_trim_options_default(cvis_trim_options* options) {
   *options = cvis_trim_options{};
   options->density_quantile = 0.05;
-  options->max_distance_spacings = 0;
+  options->density_median_ratio = 0.5;
+  options->max_distance_spacings = 10;
   options->use_box = 0;
 }
 
@@ -95,6 +96,9 @@ extern "C" cvis_status cvis_mesh_trim(cvis_mesh* handle, const cvis_mesh_cloud* 
     if (!(options->density_quantile >= 0 && options->density_quantile < 1)) {
       return Fail(CVIS_INVALID_ARGUMENT, Str("density quantile ", options->density_quantile, ": want [0, 1)"));
     }
+    if (!(options->density_median_ratio >= 0 && options->density_median_ratio <= 1)) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("density median ratio ", options->density_median_ratio, ": want [0, 1]"));
+    }
     if (!(options->max_distance_spacings >= 0) || !std::isfinite(options->max_distance_spacings)) {
       return Fail(CVIS_INVALID_ARGUMENT, Str("max distance ", options->max_distance_spacings, " spacings: want >= 0"));
     }
@@ -105,12 +109,16 @@ extern "C" cvis_status cvis_mesh_trim(cvis_mesh* handle, const cvis_mesh_cloud* 
     std::vector<bool> keep(triangles.size(), true);
 
     // Low support: below a quantile of this surface's own densities, so the rule adapts to how
-    // densely the capture sampled it (an absolute depth empties sparse captures' meshes).
+    // densely the capture sampled it (an absolute depth empties sparse captures' meshes), and
+    // well below their median, so a surface sampled evenly everywhere is not holed.
     if (options->density_quantile > 0 && handle->densities.size() == vertices.size() && !vertices.empty()) {
       std::vector<double> sorted = handle->densities;
       const size_t at = size_t(options->density_quantile * double(sorted.size() - 1));
       std::nth_element(sorted.begin(), sorted.begin() + at, sorted.end());
-      result.density_threshold = sorted[at];
+      const double quantile = sorted[at];
+      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+      const double median = sorted[sorted.size() / 2];
+      result.density_threshold = std::min(quantile, options->density_median_ratio * median);
       std::vector<bool> low(vertices.size());
       for (size_t i = 0; i < vertices.size(); ++i) {
         low[i] = handle->densities[i] < result.density_threshold;

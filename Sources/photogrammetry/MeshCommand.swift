@@ -92,7 +92,9 @@ enum MeshCommand {
         guard !isFolder.boolValue else { throw MeshFailure("\(url.path): is a folder, not a PLY point cloud") }
         let cloud: PointCloud
         do { cloud = try PointCloud.load(url) } catch {
-            let message = "\(error)"
+            var message = "\(error)"
+            // The core names the file by its last component; say it once, as given.
+            if message.hasPrefix(url.lastPathComponent + ": ") { message.removeFirst(url.lastPathComponent.count + 2) }
             throw MeshFailure(message.contains(url.path) ? message : "\(url.path): \(message)")
         }
         guard cloud.hasNormals else {

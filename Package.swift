@@ -8,6 +8,15 @@ let cxxFlags: [String] = [
     "-I/usr/include/opencv4", "-I/usr/include/eigen3",
 ]
 
+/// C++ flags for the CVisionMesh core. Debian's Open3D is built for baseline x86-64: a file that
+/// includes its headers must not use -march=native, or Eigen's alignment differs across the
+/// library boundary and Open3D's objects are corrupted.
+let meshCxxFlags: [String] = [
+    "-O2", "-fno-math-errno",
+    "-I/usr/include/eigen3", "-isystem", "/usr/include/open3d/3rdparty",
+    "-D_GLIBCXX_USE_CXX11_ABI=1", "-DFMT_SHARED",
+]
+
 let package = Package(
     name: "Photogrammetry",
     platforms: [.macOS(.v13)],
@@ -33,8 +42,19 @@ let package = Package(
             ]
         ),
         .target(
-            name: "PhotogrammetryKit",
+            name: "CVisionMesh",
             dependencies: ["CVision"],
+            path: "CVisionMesh",
+            sources: ["src"],
+            publicHeadersPath: "include",
+            cxxSettings: [.unsafeFlags(meshCxxFlags)],
+            linkerSettings: [
+                .linkedLibrary("Open3D"), .linkedLibrary("meshoptimizer"), .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(
+            name: "PhotogrammetryKit",
+            dependencies: ["CVision", "CVisionMesh"],
             path: "Sources/PhotogrammetryKit"
         ),
         .executableTarget(

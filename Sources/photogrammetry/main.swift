@@ -21,6 +21,10 @@ usage:
   photogrammetry batch-summary OUT_ROOT     # all shards' records: one table, OUT_ROOT/batch-summary.json
   photogrammetry compare MODEL REFERENCE
   photogrammetry compare-cloud CLOUD_OR_MESH REFERENCE_MESH --sparse MODEL --reference-sparse GT_MODEL --tau T [--region MESH] [--spacing S]
+  photogrammetry mesh CLOUD.ply OUTPUT [--detail preview|reduced|medium|full|raw] [--room] [--threads N]
+                 # Poisson mesh of a cloud with normals: OUTPUT/model.usdz, model.glb, model.obj,
+                 # or the one file OUTPUT names (.usdz/.glb/.obj/.ply/.stl)
+  photogrammetry stats MODEL_FILE... [--json]  # vertices, triangles, bounding box, textures, bytes
   photogrammetry --version
 """
 
@@ -40,6 +44,8 @@ do {
     case "batch-summary": try BatchSummaryCommand.run(arguments)
     case "compare": try CompareCommand.run(arguments)
     case "compare-cloud": try CompareCloudCommand.run(arguments)
+    case "mesh": try MeshCommand.run(arguments)
+    case "stats": try StatsCommand.run(arguments)
     case "--version", "version": print("photogrammetry 0.1.0")
     case "--help", "-h", "help": print(usage)
     default:

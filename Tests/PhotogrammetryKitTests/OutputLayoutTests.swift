@@ -18,7 +18,7 @@ final class OutputLayoutTests: XCTestCase {
     }
 
     func testAModelFileKeepsItsWorkingFilesInAFolderBesideIt() {
-        for name in ["chair.usdz", "chair.GLB", "chair.obj", "chair.ply"] {
+        for name in ["chair.usdz", "chair.GLB", "chair.obj", "chair.ply", "chair.stl"] {
             let layout = OutputLayout(output: URL(fileURLWithPath: "/tmp/out/" + name))
             XCTAssertEqual(layout.modelFile?.lastPathComponent, name)
             XCTAssertEqual(layout.root.path, "/tmp/out/chair", name)
@@ -26,5 +26,14 @@ final class OutputLayoutTests: XCTestCase {
         }
         // A folder whose name has a dot stays a folder.
         XCTAssertNil(OutputLayout(output: URL(fileURLWithPath: "/tmp/out/scan.2026")).modelFile)
+    }
+
+    func testTheModelFilesHaveTheDesignedNames() {
+        let layout = OutputLayout(output: URL(fileURLWithPath: "/tmp/run"))
+        XCTAssertEqual([layout.modelUSDZ, layout.modelGLB, layout.modelOBJ, layout.modelMTL, layout.modelPLY, layout.modelSTL].map(\.path),
+                       ["/tmp/run/model.usdz", "/tmp/run/model.glb", "/tmp/run/model.obj", "/tmp/run/model.mtl",
+                        "/tmp/run/model.ply", "/tmp/run/model.stl"])
+        XCTAssertEqual(layout.folderModels.map(\.lastPathComponent), ["model.usdz", "model.glb", "model.obj"])
+        XCTAssertEqual(Set(ModelFormat.allCases.map(\.rawValue)), OutputLayout.modelFileExtensions)
     }
 }

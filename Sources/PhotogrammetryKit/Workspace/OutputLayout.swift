@@ -3,12 +3,12 @@ import Foundation
 /// Where a run's files go: every output name is spelled here, once, so stages, commands and
 /// tools downstream agree on them (DESIGN.md's layout).
 ///
-/// OUTPUT is a folder, or the one model file wanted (`chair.usdz`, `.glb`, `.obj`, `.ply`):
+/// OUTPUT is a folder, or the one model file wanted (`chair.usdz`, `.glb`, `.obj`, `.ply`, `.stl`):
 /// then the working files (sparse model, report, dense cloud, checkpoints) go to a folder
 /// beside it named after it without the extension (`chair/`), and the exporters write the file.
 public struct OutputLayout: Sendable, Equatable {
     /// Extensions that make OUTPUT a model file rather than a folder.
-    public static let modelFileExtensions: Set<String> = ["usdz", "glb", "obj", "ply"]
+    public static let modelFileExtensions: Set<String> = ["usdz", "glb", "obj", "ply", "stl"]
 
     /// The folder that holds the run's files.
     public let root: URL
@@ -44,6 +44,20 @@ public struct OutputLayout: Sendable, Equatable {
     public var reportHTML: URL { root.appendingPathComponent("report.html") }
     /// The dense coloured point cloud with normals.
     public var denseCloud: URL { root.appendingPathComponent("dense.ply") }
+    /// The mesh for AR Quick Look (a USDZ package of a USDA layer).
+    public var modelUSDZ: URL { root.appendingPathComponent("model.usdz") }
+    /// The mesh as glTF 2.0 binary.
+    public var modelGLB: URL { root.appendingPathComponent("model.glb") }
+    /// The mesh as Wavefront OBJ; its material library is ``modelMTL``.
+    public var modelOBJ: URL { root.appendingPathComponent("model.obj") }
+    /// The OBJ's material library (written beside it, named after it).
+    public var modelMTL: URL { root.appendingPathComponent("model.mtl") }
+    /// The mesh as binary PLY with colours.
+    public var modelPLY: URL { root.appendingPathComponent("model.ply") }
+    /// The mesh as binary STL.
+    public var modelSTL: URL { root.appendingPathComponent("model.stl") }
+    /// The model files a run writes into its folder: USDZ, GLB and OBJ (DESIGN.md's layout).
+    public var folderModels: [URL] { [modelUSDZ, modelGLB, modelOBJ] }
     /// What `photogrammetry match` found.
     public var matches: URL { root.appendingPathComponent("matches.json") }
 

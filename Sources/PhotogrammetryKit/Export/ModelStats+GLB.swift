@@ -1,0 +1,65 @@
+import Foundation
+
+/// glTF 2.0 binary: the JSON chunk's meshes (POSITION accessors, indices), the POSITION
+/// accessors' min/max for the box (required by the spec), images from the binary chunk or
+/// beside the file.
+extension ModelStats {
+    static func glb(_ data: Data, name: String, folder: URL) throws -> ModelStats {
+        let reader = ByteReader(data, name: name)
+        guard data.count >= 20, try reader.u32(0) == 0x4654_6C67 else {
+            throw ModelStatsError(message: "\(name): not a glTF binary (no glTF magic)")
+        }
+        guard try reader.u32(4) == 2 else { throw ModelStatsError(message: "\(name): glTF version \(try reader.u32(4)), want 2") }
+        let jsonLength = Int(try reader.u32(12))
+        guard try reader.u32(16) == 0x4E4F_534A else { throw ModelStatsError(message: "\(name): first chunk is not JSON") }
+        let jsonData = try reader.bytes(20, jsonLength)
+        var binary = Data()
+        let binStart = 20 + jsonLength
+        if binStart + 8 <= data.count, try reader.u32(binStart + 4) == 0x004E_4942 {
+            binary = try reader.bytes(binStart + 8, Int(try reader.u32(binStart)))
+        }
+        guard let json = try? JSONSerialization.jsonObject(with: jsonData) as? [String: Any] else {
+            throw ModelStatsError(message: "\(name): the JSON chunk is not a JSON object")
+        }
+        let accessors = json["accessors"] as? [[String: Any]] ?? []
+        func accessor(_ index: Any?) throws -> [String: Any] {
+            guard let i = index as? Int, accessors.indices.contains(i) else {
+                throw ModelStatsError(message: "\(name): a primitive refers to a missing accessor")
+            }
+            return accessors[i]
+        }
+        var vertices = 0, triangles = 0
+        var bounds: BoundingBox?
+        for mesh in json["meshes"] as? [[String: Any]] ?? [] {
+            for primitive in mesh["primitives"] as? [[String: Any]] ?? [] {
+                let attributes = primitive["attributes"] as? [String: Any] ?? [:]
+                let position = try accessor(attributes["POSITION"])
+                let count = position["count"] as? Int ?? 0
+                vertices += count
+                let elements = try primitive["indices"].map { try accessor($0)["count"] as? Int ?? 0 } ?? count
+                switch primitive["mode"] as? Int ?? 4 {
+                case 4: triangles += elements / 3
+                case 5, 6: triangles += max(0, elements - 2)
+                default: break  // points and lines have no triangles
+                }
+                if let lo = position["min"] as? [Double], let hi = position["max"] as? [Double], lo.count == 3, hi.count == 3 {
+                    let box = BoundingBox(min: SIMD3(lo[0], lo[1], lo[2]), max: SIMD3(hi[0], hi[1], hi[2]))
+                    bounds = bounds.map { BoundingBox(min: pointwiseMin($0.min, box.min), max: pointwiseMax($0.max, box.max)) } ?? box
+                }
+            }
+        }
+        let views = json["bufferViews"] as? [[String: Any]] ?? []
+        let textures: [TextureSize] = (json["images"] as? [[String: Any]] ?? []).map { image in
+            var bytes: Data?
+            if let v = image["bufferView"] as? Int, views.indices.contains(v) {
+                let offset = views[v]["byteOffset"] as? Int ?? 0, length = views[v]["byteLength"] as? Int ?? 0
+                if offset >= 0, length >= 0, offset + length <= binary.count { bytes = binary.subdata(in: offset..<offset + length) }
+            } else if let uri = image["uri"] as? String, !uri.hasPrefix("data:"), !uri.contains("..") {
+                bytes = try? Data(contentsOf: folder.appendingPathComponent(uri.removingPercentEncoding ?? uri))
+            }
+            return bytes.flatMap(imageSize) ?? TextureSize(width: 0, height: 0)
+        }
+        return ModelStats(file: name, format: .glb, vertices: vertices, triangles: triangles, bounds: bounds,
+                          metersPerUnit: 1, textures: textures, fileBytes: 0)
+    }
+}

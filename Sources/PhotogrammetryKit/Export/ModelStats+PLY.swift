@@ -1,0 +1,32 @@
+import Foundation
+
+/// PLY (ascii or binary), read by the core's reader: vertices, faces (polygons as fans), and a
+/// `comment TextureFile NAME` in the header (MeshLab's convention) as a texture page.
+extension ModelStats {
+    static func ply(_ url: URL, data: Data) throws -> ModelStats {
+        let mesh: PointCloud
+        do { mesh = try PointCloud.load(url) } catch {
+            throw ModelStatsError(message: "\(url.path): not a readable PLY file (\(error))")
+        }
+        var textures: [TextureSize] = []
+        let headerEnd = data.prefix(65_536).range(of: Data("end_header".utf8))?.lowerBound ?? data.startIndex
+        let header = String(decoding: data[data.startIndex..<headerEnd], as: UTF8.self)
+        for line in header.split(whereSeparator: \.isNewline) where line.hasPrefix("comment TextureFile ") {
+            let image = line.dropFirst(20).trimmingCharacters(in: .whitespaces)
+            let bytes = image.contains("..") ? nil : try? Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent(image))
+            textures.append(bytes.flatMap(imageSize) ?? TextureSize(width: 0, height: 0))
+        }
+        let bounds = mesh.withPoints { flat -> BoundingBox? in
+            guard flat.count >= 3 else { return nil }
+            var low = SIMD3<Double>(repeating: .infinity), high = -low
+            for i in stride(from: 0, to: flat.count, by: 3) {
+                let p = SIMD3(Double(flat[i]), Double(flat[i + 1]), Double(flat[i + 2]))
+                low = pointwiseMin(low, p)
+                high = pointwiseMax(high, p)
+            }
+            return BoundingBox(min: low, max: high)
+        }
+        return ModelStats(file: url.path, format: .ply, vertices: mesh.pointCount, triangles: mesh.triangleCount,
+                          bounds: bounds, metersPerUnit: nil, textures: textures, fileBytes: 0)
+    }
+}

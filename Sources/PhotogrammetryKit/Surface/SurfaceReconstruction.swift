@@ -1,0 +1,94 @@
+import Foundation
+
+/// Surface reconstruction from an oriented point cloud: screened Poisson, trimmed where the
+/// cloud does not support it, repaired, coloured from the nearest points, decimated to the
+/// detail level's cap.
+///
+/// Self-contained (options in, cloud in, meshes out, a progress callback that can cancel), so
+/// the pipeline runs it as its surface stage as it is. Progress is a closure rather than the
+/// pipeline's `ProgressSink`, so this layer does not depend on the one above it. The steps, in order:
+/// 1. Poisson (Kazhdan and Hoppe 2013) at ``SurfaceOptions/poissonDepth(pointCount:)``.
+/// 2. Trim: below a quantile of the surface's own densities, far from the cloud, outside the
+///    region (objects).
+/// 3. Clean: degenerate and duplicated triangles, non-manifold edges, pieces smaller than a
+///    fraction of the largest.
+/// 4. Colour: each vertex takes its nearest point's colour.
+/// 5. Decimate below the level's cap (``DetailLevel/maxTriangles``; raw keeps all).
+public struct SurfaceReconstruction: Sendable {
+    public var options: SurfaceOptions
+
+    /// The progress stage name.
+    public static let stageName = "surface"
+    /// The steps, as ``SurfaceResult/timings`` names them.
+    public static let steps = ["poisson", "trim", "clean", "colour", "decimate"]
+
+    public init(options: SurfaceOptions = SurfaceOptions()) {
+        self.options = options
+    }
+
+    /// Runs the steps on `cloud` (which must have normals).
+    /// - Parameter progress: called after each step with (done, total) steps; returning false
+    ///   cancels.
+    /// - Throws: ``SurfaceError`` (no normals, cancelled, nothing left), ``CVisionError`` from
+    ///   the core (invalid options, too few points).
+    public func run(cloud: PointCloud, progress: ((_ done: Int, _ total: Int) -> Bool)? = nil) throws -> SurfaceResult {
+        try options.validate()
+        guard cloud.hasNormals else { throw SurfaceError.noNormals }
+        var timings: [SurfaceResult.StepTiming] = []
+        var clock = Date()
+        func step(_ name: String) throws {
+            let now = Date()
+            timings.append(.init(name: name, seconds: now.timeIntervalSince(clock)))
+            clock = now
+            if let progress, !progress(timings.count, Self.steps.count) {
+                throw SurfaceError.cancelled
+            }
+        }
+        let oriented = try OrientedCloud(cloud)
+        var poisson = options.poisson
+        poisson.depth = options.poissonDepth(pointCount: oriented.pointCount)
+        poisson.numThreads = options.numThreads
+        let (mesh, cellSize) = try TriangleMesh.poisson(oriented, options: poisson)
+        let poissonTriangles = mesh.triangleCount
+        try step("poisson")
+
+        var trim = options.effectiveTrim
+        if !options.room {
+            trim.box = try (options.region ?? oriented.quantileBox(lower: 0.01, upper: 0.99)).expanded(by: options.regionMargin)
+        }
+        let trimmed = try mesh.trim(by: oriented, cellSize: cellSize, options: trim)
+        try step("trim")
+        try mesh.clean(options: options.clean)
+        guard mesh.triangleCount > 0 else { throw SurfaceError.nothingLeft }
+        try step("clean")
+        try mesh.transferColors(from: oriented)
+        try step("colour")
+        var decimated = mesh
+        var usedClustering = false
+        if let cap = options.detail.maxTriangles {
+            (decimated, usedClustering) = try mesh.simplified(below: cap, options: options.simplify)
+        }
+        try step("decimate")
+        return SurfaceResult(mesh: decimated, undecimated: mesh, depth: poisson.depth, cellSize: cellSize,
+                             medianSpacing: oriented.medianSpacing, poissonTriangles: poissonTriangles,
+                             trim: trimmed, usedClustering: usedClustering, timings: timings)
+    }
+}
+
+/// Why surface reconstruction stopped.
+public enum SurfaceError: Error, CustomStringConvertible, Equatable {
+    /// The cloud has no normals (Poisson needs oriented points).
+    case noNormals
+    /// The progress sink asked to stop.
+    case cancelled
+    /// Trimming and cleaning left no triangles.
+    case nothingLeft
+
+    public var description: String {
+        switch self {
+        case .noNormals: return "the cloud has no normals (nx, ny, nz); meshing needs an oriented cloud such as dense.ply"
+        case .cancelled: return "surface reconstruction cancelled"
+        case .nothingLeft: return "trimming left no surface (the cloud is too sparse or too noisy for Poisson)"
+        }
+    }
+}

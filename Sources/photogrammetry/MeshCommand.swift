@@ -1,0 +1,124 @@
+import Foundation
+import PhotogrammetryKit
+
+/// `photogrammetry mesh CLOUD.ply OUTPUT [--detail LEVEL] [--room] [--threads N]`: a mesh at a
+/// detail level, exported, from any point cloud with normals (our dense.ply, a LiDAR scan).
+enum MeshCommand {
+    static let help = """
+    usage: photogrammetry mesh CLOUD.ply OUTPUT [--detail preview|reduced|medium|full|raw] [--room] [--threads N]
+
+    Meshes an oriented point cloud (a PLY with nx, ny, nz; colours optional) by screened Poisson,
+    trims it where the cloud gives no support, cleans it, colours its vertices from the nearest
+    points and decimates it below the level's cap (preview 25k, reduced 50k, medium 100k,
+    full 250k triangles; raw keeps all). OUTPUT is a folder (model.usdz, model.glb, model.obj
+    with model.mtl) or one file ending in .usdz, .glb, .obj, .ply or .stl.
+
+      --detail LEVEL   default medium
+      --room           the cloud is a room: unseen space stays open (aggressive trimming)
+      --threads N      default 2
+    """
+
+    static let parser = ArgumentParser(valueOptions: ["detail", "threads"], flags: ["room"])
+
+    static func run(_ arguments: [String]) throws {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help)
+            return
+        }
+        let parsed = try parser.parse(arguments)
+        guard parsed.positionals.count == 2 else {
+            throw ArgumentParser.Failure(description: "mesh takes CLOUD.ply and OUTPUT (a folder or a .usdz/.glb/.obj/.ply/.stl file)")
+        }
+        var options = SurfaceOptions()
+        if let text = parsed["detail"] {
+            guard let detail = DetailLevel(parsing: text) else {
+                throw ArgumentParser.Failure(description: "--detail must be one of \(DetailLevel.names)")
+            }
+            options.detail = detail
+        }
+        if let text = parsed["threads"] {
+            guard let n = Int(text), (1...256).contains(n) else {
+                throw ArgumentParser.Failure(description: "--threads wants an integer from 1 to 256")
+            }
+            options.numThreads = n
+        }
+        options.room = parsed.flags.contains("room")
+        guard !parsed.positionals[1].isEmpty else {
+            throw ArgumentParser.Failure(description: "OUTPUT is empty (\"\"): name a folder or a model file")
+        }
+        let cloudURL = URL(fileURLWithPath: parsed.positionals[0])
+        let output = URL(fileURLWithPath: parsed.positionals[1])
+        let layout = OutputLayout(output: output)
+        let targets = layout.modelFile.map { [$0] } ?? layout.folderModels
+        try checkWritable(layout)
+
+        let started = Date()
+        let cloud = try load(cloudURL)
+        let loadSeconds = Date().timeIntervalSince(started)
+        let result: SurfaceResult
+        do {
+            result = try SurfaceReconstruction(options: options).run(cloud: cloud)
+        } catch {
+            throw MeshFailure("\(cloudURL.path): \(error)")
+        }
+
+        let exportStart = Date()
+        let model = result.mesh.meshModel()
+        let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for target in targets { try ModelExporter.write(model, to: target) }
+        let exportSeconds = Date().timeIntervalSince(exportStart)
+
+        print("cloud: \(cloudURL.path): \(cloud.pointCount) points, median spacing \(format(result.medianSpacing, 4))")
+        print("poisson depth \(result.depth) (cell \(format(result.cellSize, 4))): \(result.poissonTriangles) triangles; "
+              + "trimmed \(result.trim.lowDensityVertices) low-density vertices, \(result.trim.farTriangles) far "
+              + "and \(result.trim.outsideTriangles) outside triangles")
+        let decimation = result.usedClustering ? " (clustering fallback)" : ""
+        print("\(options.detail.rawValue): \(result.mesh.triangleCount) triangles, \(result.mesh.vertexCount) vertices "
+              + "(undecimated \(result.undecimated.triangleCount))\(decimation)")
+        let steps = [("load", loadSeconds)] + result.timings.map { ($0.name, $0.seconds) } + [("export", exportSeconds)]
+        print("seconds: " + steps.map { "\($0.0) \(format($0.1, 2))" }.joined(separator: ", ")
+              + ", total \(format(Date().timeIntervalSince(started), 2))")
+        print("peak memory: \(PeakMemory.text)")
+        for target in targets { print("wrote \(target.path)") }
+    }
+
+    /// Reads the cloud, failing with one line naming the file.
+    static func load(_ url: URL) throws -> PointCloud {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw MeshFailure("\(url.path): no such file")
+        }
+        guard !isFolder.boolValue else { throw MeshFailure("\(url.path): is a folder, not a PLY point cloud") }
+        let cloud: PointCloud
+        do { cloud = try PointCloud.load(url) } catch {
+            var message = "\(error)"
+            // The core names the file by its last component; say it once, as given.
+            if message.hasPrefix(url.lastPathComponent + ": ") { message.removeFirst(url.lastPathComponent.count + 2) }
+            throw MeshFailure(message.contains(url.path) ? message : "\(url.path): \(message)")
+        }
+        guard cloud.hasNormals else {
+            throw MeshFailure("\(url.path): the cloud has no normals (nx, ny, nz); meshing needs an oriented cloud such as dense.ply")
+        }
+        return cloud
+    }
+
+    /// Refuses an OUTPUT that cannot take the files before the (long) meshing runs.
+    static func checkWritable(_ layout: OutputLayout) throws {
+        var isFolder: ObjCBool = false
+        if layout.modelFile == nil, FileManager.default.fileExists(atPath: layout.root.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw MeshFailure("cannot write OUTPUT \(layout.root.path): it is a file, not a folder")
+        }
+        if let file = layout.modelFile, FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw MeshFailure("cannot write OUTPUT \(file.path): it is a folder")
+        }
+    }
+
+    static func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+}
+
+/// A failed `mesh` or `stats` run, printed as one line.
+struct MeshFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

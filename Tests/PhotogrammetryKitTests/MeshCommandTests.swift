@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// `photogrammetry mesh` and `photogrammetry stats` run as a user runs them (the built binary):
+/// exit codes, the files written, one line on standard error for bad input and nothing left.
+final class MeshCommandTests: XCTestCase {
+    typealias Outcome = BuiltProgram.Outcome
+
+    private func run(_ arguments: [String], timeout: TimeInterval = 300) throws -> Outcome {
+        let running = try BuiltProgram.start(arguments, logs: try makeBridgeTestDirectory(self))
+        return try running.wait(timeout: timeout)
+    }
+
+    /// A small sphere cloud with normals and colours, as a binary PLY.
+    private func sphereCloudFile(in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent("sphere.ply")
+        try SyntheticSurface.sphereCloud(count: 6_000, radius: 0.3, noise: 0.001).save(to: url)
+        return url
+    }
+
+    func testMeshWritesTheFolderModelsAndStatsReadsThem() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let cloud = try sphereCloudFile(in: folder)
+        let output = folder.appendingPathComponent("out")
+        let outcome = try run(["mesh", cloud.path, output.path, "--detail", "preview", "--threads", "2"])
+        XCTAssertEqual(outcome.status, 0, outcome.standardError)
+        let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        XCTAssertEqual(names, ["model.glb", "model.mtl", "model.obj", "model.usdz"])
+        XCTAssertTrue(outcome.standardOutput.contains("preview: "), outcome.standardOutput)
+        XCTAssertTrue(outcome.standardOutput.contains("peak memory: "), outcome.standardOutput)
+        for step in ["poisson", "trim", "clean", "colour", "decimate", "export"] {
+            XCTAssertTrue(outcome.standardOutput.contains("\(step) "), step)
+        }
+        let stats = try run(["stats", "--json"] + names.filter { $0 != "model.mtl" }.map { output.appendingPathComponent($0).path })
+        XCTAssertEqual(stats.status, 0, stats.standardError)
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(stats.standardOutput.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.count, 3)
+        let triangles = Set(rows.map { $0["triangles"] as? Int ?? -1 })
+        XCTAssertEqual(triangles.count, 1, "the same mesh in every file")
+        XCTAssertLessThan(triangles.first!, 25_000)
+        XCTAssertGreaterThan(triangles.first!, 2_000)
+        for row in rows {
+            let size = try XCTUnwrap(row["size"] as? [Double])
+            for s in size { XCTAssertEqual(s, 0.6, accuracy: 0.03, "a sphere of radius 0.3") }
+        }
+        let table = try run(["stats", output.appendingPathComponent("model.usdz").path])
+        XCTAssertEqual(table.status, 0)
+        XCTAssertEqual(table.outputLines.count, 2, table.standardOutput)
+        XCTAssertTrue(table.outputLines[0].hasPrefix("file"))
+    }
+
+    func testAnOutputWithAnExtensionWritesThatOneFile() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let cloud = try sphereCloudFile(in: folder)
+        for name in ["one.stl", "one.ply"] {
+            let output = folder.appendingPathComponent("sub").appendingPathComponent(name)
+            let outcome = try run(["mesh", cloud.path, output.path, "--detail", "preview"])
+            XCTAssertEqual(outcome.status, 0, outcome.standardError)
+            XCTAssertLessThan(try ModelStats.read(output).triangles, 25_000)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("sub").path).sorted(),
+                       ["one.ply", "one.stl"])
+    }
+
+    func testBadInputIsOneLineNamingTheFileAndWritesNothing() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let bare = folder.appendingPathComponent("bare.ply")
+        try PointCloud(points: (0..<200).map { SIMD3(Float($0 % 10), Float($0 / 10), 0) }).save(to: bare)
+        // The core writes zero normals for a cloud without them: make one truly without.
+        try Data("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n".utf8)
+            .write(to: bare)
+        let garbage = folder.appendingPathComponent("garbage.ply")
+        try Data("this is not a point cloud".utf8).write(to: garbage)
+        let missing = folder.appendingPathComponent("missing.ply")
+        for (input, words) in [(missing, "no such file"), (bare, "no normals"), (garbage, "")] {
+            let output = folder.appendingPathComponent("out-\(input.lastPathComponent)")
+            let outcome = try run(["mesh", input.path, output.path])
+            XCTAssertEqual(outcome.status, 1, input.lastPathComponent)
+            XCTAssertEqual(outcome.errorLines.count, 1, outcome.standardError)
+            let line = outcome.errorLines.first ?? ""
+            XCTAssertTrue(line.hasPrefix("photogrammetry: error: "), line)
+            XCTAssertTrue(line.contains(input.path), line)
+            if !words.isEmpty { XCTAssertTrue(line.contains(words), line) }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output.path), "nothing written for \(input.lastPathComponent)")
+        }
+        let usage = try run(["mesh", bare.path])
+        XCTAssertEqual(usage.status, 2)
+        XCTAssertEqual(usage.errorLines.count, 1)
+        let level = try run(["mesh", bare.path, folder.appendingPathComponent("x").path, "--detail", "huge"])
+        XCTAssertEqual(level.status, 2)
+        let stats = try run(["stats", garbage.path])
+        XCTAssertEqual(stats.status, 1)
+        XCTAssertEqual(stats.errorLines.count, 1)
+        XCTAssertTrue(stats.errorLines.first?.contains(garbage.path) ?? false, stats.standardError)
+    }
+}

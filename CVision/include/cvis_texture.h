@@ -43,7 +43,8 @@ typedef struct cvis_texture_atlas cvis_texture_atlas;
 /* Textures the mesh (vertices num_vertices x 3, faces num_faces x 3 vertex indices) from
  * num_views pinhole views (cvis_mvs.h: poses cam_from_world, intrinsics at the size of the image
  * file) whose undistorted colour images are image_paths; mask_paths may be NULL or hold NULL per
- * view (255 = the object: a face is textured from a view only where all its corners are kept).
+ * view (255 = the object: a face is textured from a view only where its centroid and its corners,
+ * pulled a quarter of the way towards the centroid, are kept).
  * vertex_colors (RGB per vertex, may be NULL: grey) colour faces no view sees. Occlusion is
  * tested by ray casting (Embree) from each view centre to each face centroid. */
 cvis_status cvis_texture_mesh(int64_t num_vertices, const float* vertices, int64_t num_faces,

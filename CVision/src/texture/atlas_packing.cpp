@@ -99,6 +99,10 @@ void SizeCharts(std::vector<Chart>* charts, double scale, int padding) {
       chart.width = chart.height = kUnseenCell;
       continue;
     }
+    // The box starts on a pixel corner: at one texel per pixel every texel is then one pixel of
+    // the view, copied rather than interpolated (interpolating between pixels blurs the texture).
+    chart.min_x = std::floor(chart.min_x);
+    chart.min_y = std::floor(chart.min_y);
     chart.width = int32_t(std::ceil((chart.max_x - chart.min_x) * scale)) + 2 * padding + 1;
     chart.height = int32_t(std::ceil((chart.max_y - chart.min_y) * scale)) + 2 * padding + 1;
   }

@@ -40,20 +40,7 @@ extern "C" void cvis_texture_options_default(cvis_texture_options* options) {
 }
 
 namespace cvis::texture {
-namespace {
 
-cvis_status ValidateOptions(const cvis_texture_options& o) {
-  if (o.page_size < 64 || o.page_size > 16384 || o.max_pages < 1 || o.max_pages > 256 ||
-      o.padding_px < 0 || o.padding_px > 64 || !(o.max_texel_per_pixel > 0) || o.min_view_cos < -1 ||
-      o.min_view_cos > 1 || o.smoothness < 0 || o.smoothing_iterations < 0 || o.max_views_per_face < 1 ||
-      o.seam_regularization <= 0 || o.num_threads < 1) {
-    return Fail(CVIS_INVALID_ARGUMENT, "cvis_texture_mesh: an option is out of range");
-  }
-  return CVIS_OK;
-}
-
-// Bilinear lookup of an 8-bit BGR image at continuous pixel position (x, y) (pixel centres at
-// +0.5), clamped at the border; returns RGB.
 std::array<float, 3> SampleBGR(const cv::Mat& image, double x, double y) {
   const double fx = std::clamp(x - 0.5, 0.0, double(image.cols - 1));
   const double fy = std::clamp(y - 0.5, 0.0, double(image.rows - 1));
@@ -67,6 +54,18 @@ std::array<float, 3> SampleBGR(const cv::Mat& image, double x, double y) {
     rgb[2 - c] = float((1 - ay) * top + ay * bottom);
   }
   return rgb;
+}
+
+namespace {
+
+cvis_status ValidateOptions(const cvis_texture_options& o) {
+  if (o.page_size < 64 || o.page_size > 16384 || o.max_pages < 1 || o.max_pages > 256 ||
+      o.padding_px < 0 || o.padding_px > 64 || !(o.max_texel_per_pixel > 0) || o.min_view_cos < -1 ||
+      o.min_view_cos > 1 || o.smoothness < 0 || o.smoothing_iterations < 0 || o.max_views_per_face < 1 ||
+      o.seam_regularization <= 0 || o.num_threads < 1) {
+    return Fail(CVIS_INVALID_ARGUMENT, "cvis_texture_mesh: an option is out of range");
+  }
+  return CVIS_OK;
 }
 
 // Bilinear lookup of an RGB page at uv in [0, 1].
@@ -85,44 +84,30 @@ std::array<float, 3> SamplePage(const std::vector<uint8_t>& page, int size, doub
   return rgb;
 }
 
-// Seam samples at a quarter, half and three quarters of every edge between faces of two
-// different textured charts, read from the atlas through each face's UVs.
+// Seam samples from the faces on either side of every edge between two textured charts: each
+// face's mean colour in its own chart's view against the other chart's, where the face is a
+// candidate of both.
 std::vector<SeamSample> CollectSeamSamples(const Mesh& mesh, const std::vector<Chart>& charts,
                                            const std::vector<int64_t>& chart_of,
                                            const std::vector<std::array<int64_t, 3>>& neighbours,
-                                           const cvis_texture_atlas& atlas) {
+                                           const std::vector<std::vector<Candidate>>& candidates) {
   std::vector<SeamSample> samples;
-  auto uv_of = [&](int64_t f, int32_t vertex, double* u, double* v) {
-    for (int k = 0; k < 3; ++k) {
-      if (mesh.Corner(f, k) == vertex) {
-        *u = atlas.uvs[6 * f + 2 * k];
-        *v = atlas.uvs[6 * f + 2 * k + 1];
-        return;
-      }
+  auto color_in = [&](int64_t f, int32_t view) -> const std::array<float, 3>* {
+    for (const Candidate& c : candidates[f]) {
+      if (c.view == view) return &c.color;
     }
+    return nullptr;
   };
   for (int64_t f = 0; f < mesh.num_faces; ++f) {
     for (int k = 0; k < 3; ++k) {
       const int64_t g = neighbours[f][k];
-      if (g < f) continue;  // each edge once (and -1: open)
+      if (g < 0) continue;
       const int64_t a = chart_of[f], b = chart_of[g];
       if (a == b || charts[a].view < 0 || charts[b].view < 0) continue;
-      const int32_t p = mesh.Corner(f, k), q = mesh.Corner(f, (k + 1) % 3);
-      double fpu, fpv, fqu, fqv, gpu, gpv, gqu, gqv;
-      uv_of(f, p, &fpu, &fpv);
-      uv_of(f, q, &fqu, &fqv);
-      uv_of(g, p, &gpu, &gpv);
-      uv_of(g, q, &gqu, &gqv);
-      for (double t : {0.25, 0.5, 0.75}) {
-        SeamSample s;
-        s.chart_a = a;
-        s.chart_b = b;
-        s.color_a = SamplePage(atlas.pages[charts[a].page], atlas.page_size, fpu + t * (fqu - fpu),
-                               fpv + t * (fqv - fpv));
-        s.color_b = SamplePage(atlas.pages[charts[b].page], atlas.page_size, gpu + t * (gqu - gpu),
-                               gpv + t * (gqv - gpv));
-        samples.push_back(s);
-      }
+      // Face f, beside chart b: its colour in a's view and in b's (each side adds its own face).
+      const auto* own = color_in(f, charts[a].view);
+      const auto* other = color_in(f, charts[b].view);
+      if (own != nullptr && other != nullptr) samples.push_back({a, b, *own, *other});
     }
   }
   return samples;
@@ -168,7 +153,7 @@ extern "C" cvis_status cvis_texture_mesh(int64_t num_vertices, const float* vert
       }
     }
 
-    const auto candidates = FindCandidateViews(mesh, view_list, masks, *options);
+    const auto candidates = FindCandidateViews(mesh, view_list, image_paths, masks, *options);
     const auto neighbours = FaceNeighbours(mesh);
     const std::vector<int32_t> face_views = SelectViews(candidates, neighbours, *options);
     std::vector<Chart> charts = BuildCharts(mesh, view_list, face_views, neighbours);
@@ -275,7 +260,7 @@ extern "C" cvis_status cvis_texture_mesh(int64_t num_vertices, const float* vert
     }
 
     if (options->level_seams) {
-      const auto samples = CollectSeamSamples(mesh, charts, chart_of, neighbours, *atlas);
+      const auto samples = CollectSeamSamples(mesh, charts, chart_of, neighbours, candidates);
       const auto offsets = LevelSeams(int64_t(charts.size()), samples, options->seam_regularization);
       for (size_t c = 0; c < charts.size(); ++c) {
         const Chart& chart = charts[c];

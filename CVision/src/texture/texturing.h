@@ -26,10 +26,12 @@ struct Mesh {
   int32_t Corner(int64_t f, int k) const { return faces[3 * f + k]; }
 };
 
-// A view that sees a face, and how well: the face's projected area in pixels.
+// A view that sees a face, how well (the face's projected area in pixels) and the face's mean
+// colour (RGB) in it, which seam levelling compares between views.
 struct Candidate {
   int32_t view;
   float quality;
+  std::array<float, 3> color;
 };
 
 // Pixel position of world point x in view (COLMAP convention: top-left corner at 0), and its
@@ -39,11 +41,17 @@ void Project(const cvis_mvs_view& view, const std::array<double, 3>& x, double* 
 
 // For each face, the views that see it unoccluded, facing them within min_view_cos, with all
 // three corners inside the image (and inside the view's mask when masks[view] is not empty),
-// best first and at most max_views_per_face.
+// best first and at most max_views_per_face. Each view's image (image_paths) is decoded once
+// for the faces' mean colours. Throws on an image that cannot be decoded.
 std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
                                                        const std::vector<cvis_mvs_view>& views,
+                                                       const char* const* image_paths,
                                                        const std::vector<cv::Mat>& masks,
                                                        const cvis_texture_options& options);
+
+// Bilinear lookup of an 8-bit BGR image at continuous pixel position (x, y) (pixel centres at
+// +0.5), clamped at the border; returns RGB.
+std::array<float, 3> SampleBGR(const cv::Mat& image, double x, double y);
 
 // Faces sharing an edge with each face (up to three; -1 where the edge is open or shared by
 // more than two faces).
@@ -87,7 +95,8 @@ inline double PixelToTexel(double pixel, double min, double scale, int padding) 
 
 // Offsets (RGB, added to every texel of a chart) that make the colours on both sides of each seam
 // agree in the least-squares sense, with a pull towards zero of weight options.seam_regularization.
-// seam_samples holds, per seam sample, the two charts and each side's colour there.
+// A sample is one face beside a seam between charts a and b: its mean colour in a's view and in
+// b's view (the same surface in both, so only exposure differs).
 struct SeamSample {
   int64_t chart_a, chart_b;
   std::array<float, 3> color_a, color_b;

@@ -8,6 +8,7 @@
 
 #include <embree3/rtcore.h>
 
+#include "../io/image_io.h"
 #include "../util/parallel.h"
 #include "texturing.h"
 
@@ -101,16 +102,19 @@ bool Kept(const cv::Mat& mask, double u, double v) {
 
 std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
                                                        const std::vector<cvis_mvs_view>& views,
+                                                       const char* const* image_paths,
                                                        const std::vector<cv::Mat>& masks,
                                                        const cvis_texture_options& options) {
   const RayScene rays(mesh);
   const int64_t n = mesh.num_faces;
   // Per view, the faces it sees and their quality; merged per face afterwards, so that threads
   // never share a vector.
-  std::vector<std::vector<std::pair<int64_t, float>>> seen(views.size());
+  std::vector<std::vector<std::pair<int64_t, Candidate>>> seen(views.size());
   ParallelFor(int64_t(views.size()), options.num_threads, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t v = begin; v < end; ++v) {
       const cvis_mvs_view& view = views[v];
+      cv::Mat image;
+      if (DecodeImage(image_paths[v], false, &image) != CVIS_OK) throw std::runtime_error(cvis_last_error_message());
       const std::array<double, 3> centre = Centre(view);
       const cv::Mat& mask = masks[v];
       for (int64_t f = 0; f < n; ++f) {
@@ -122,10 +126,16 @@ std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
         Project(view, c, &u[2], &w[2], &depth[2]);
         bool inside = true;
         for (int k = 0; k < 3 && inside; ++k) {
-          inside = depth[k] > 0 && u[k] >= 0 && w[k] >= 0 && u[k] <= view.width && w[k] <= view.height &&
-                   Kept(mask, u[k], w[k]);
+          inside = depth[k] > 0 && u[k] >= 0 && w[k] >= 0 && u[k] <= view.width && w[k] <= view.height;
         }
         if (!inside) continue;
+        // The mask is tested at the centroid and at the corners pulled a quarter of the way in:
+        // a face touching the object's outline (a pillar's side meeting the ground) has a corner
+        // on the mask's edge in every view, and would otherwise never be textured.
+        const double mu = (u[0] + u[1] + u[2]) / 3, mw = (w[0] + w[1] + w[2]) / 3;
+        bool kept = Kept(mask, mu, mw);
+        for (int k = 0; k < 3 && kept; ++k) kept = Kept(mask, 0.75 * u[k] + 0.25 * mu, 0.75 * w[k] + 0.25 * mw);
+        if (!kept) continue;
         // Facing: the face normal against the direction to the camera.
         const std::array<double, 3> e1{b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         const std::array<double, 3> e2{c[0] - a[0], c[1] - a[1], c[2] - a[2]};
@@ -153,13 +163,21 @@ std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
         if (rays.Occluded(origin, direction, distance - offset)) continue;
         const double area = 0.5 * std::abs((u[1] - u[0]) * (w[2] - w[0]) - (u[2] - u[0]) * (w[1] - w[0]));
         if (area <= 0) continue;
-        seen[v].push_back({f, float(area)});
+        // Mean colour at the centroid and halfway to each corner.
+        std::array<float, 3> color{0, 0, 0};
+        const double su[4] = {mu, 0.5 * (u[0] + mu), 0.5 * (u[1] + mu), 0.5 * (u[2] + mu)};
+        const double sw[4] = {mw, 0.5 * (w[0] + mw), 0.5 * (w[1] + mw), 0.5 * (w[2] + mw)};
+        for (int k = 0; k < 4; ++k) {
+          const auto rgb = SampleBGR(image, su[k], sw[k]);
+          for (int c = 0; c < 3; ++c) color[c] += 0.25f * rgb[c];
+        }
+        seen[v].push_back({f, Candidate{int32_t(v), float(area), color}});
       }
     }
   });
   std::vector<std::vector<Candidate>> candidates(n);
   for (size_t v = 0; v < views.size(); ++v) {
-    for (const auto& [f, quality] : seen[v]) candidates[f].push_back({int32_t(v), quality});
+    for (const auto& [f, candidate] : seen[v]) candidates[f].push_back(candidate);
   }
   const size_t keep = size_t(std::max(1, options.max_views_per_face));
   for (auto& list : candidates) {

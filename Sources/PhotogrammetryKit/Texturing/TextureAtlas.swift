@@ -18,7 +18,8 @@ public final class TextureAtlas: @unchecked Sendable {
     ///   - views: Intrinsics at the size of each image file, and poses.
     ///   - imageURLs: One colour image per view.
     ///   - maskURLs: Nil, or one mask per view (nil entries: no mask); 255 marks the object, and a
-    ///     face takes its colour from a view only where all its corners are inside the mask.
+    ///     face takes its colour from a view only where its centroid and its corners pulled a
+    ///     quarter of the way in are inside the mask.
     /// - Throws: ``CVisionError``: `.invalidArgument` for a mesh without triangles or a mask of
     ///   another size, `.decodeError` naming an unreadable image, `.limitExceeded` when the charts
     ///   cannot fit the pages at any scale.

@@ -7,6 +7,7 @@
 #define CVIS_TEXTURE_H
 
 #include "cvis_core.h"
+#include "cvis_io.h"
 #include "cvis_mvs.h"
 
 #ifdef __cplusplus
@@ -66,6 +67,10 @@ const int32_t* cvis_texture_atlas_face_views(const cvis_texture_atlas* atlas);/*
  * were sampled at (below max_texel_per_pixel when the pages would overflow). */
 int64_t cvis_texture_atlas_num_charts(const cvis_texture_atlas* atlas);
 double cvis_texture_atlas_scale(const cvis_texture_atlas* atlas);
+/* Page i encoded as JPEG (jpeg_quality 1..100) or, with jpeg_quality 0, as PNG; *out is a new
+ * buffer (cvis_io.h) the caller destroys. */
+cvis_status cvis_texture_atlas_encode_page(const cvis_texture_atlas* atlas, int32_t page,
+                                           int32_t jpeg_quality, cvis_buffer** out);
 /* Writes page i as PNG or JPEG (by path's extension), temporary name then rename. */
 cvis_status cvis_texture_atlas_save_page(const cvis_texture_atlas* atlas, int32_t page,
                                          const char* path);

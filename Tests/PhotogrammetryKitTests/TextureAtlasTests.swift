@@ -119,7 +119,8 @@ final class TextureAtlasTests: XCTestCase {
         let images = try writeViews(views, occluder: true, offsets: [0, 0, 0, 0])
         var options = TextureOptions()
         options.pageSize = 1024
-        let atlas = try TextureAtlas.make(mesh: mesh, views: views, imageURLs: images, options: options)
+        let atlas = try TextureAtlas.make(positions: mesh.points, triangles: mesh.triangles, colors: nil, views: views,
+                                              imageURLs: images, options: options)
 
         let faceViews = atlas.faceViews
         XCTAssertEqual(faceViews.filter { $0 < 0 }.count, 0, "every face is seen by some view")
@@ -160,7 +161,8 @@ final class TextureAtlasTests: XCTestCase {
 
         func step(levelled: Bool) throws -> Double {
             options.levelSeams = levelled
-            let atlas = try TextureAtlas.make(mesh: mesh, views: views, imageURLs: images, options: options)
+            let atlas = try TextureAtlas.make(positions: mesh.points, triangles: mesh.triangles, colors: nil, views: views,
+                                              imageURLs: images, options: options)
             let faceViews = atlas.faceViews
             let errors = colorErrors(atlas, mesh: mesh, planeFaces: planeFaces)
             func meanError(_ view: Int) -> Double {
@@ -174,5 +176,36 @@ final class TextureAtlasTests: XCTestCase {
         let after = try step(levelled: true)
         XCTAssertEqual(before, 30, accuracy: 3, "the step as rendered")
         XCTAssertLessThan(abs(after), 3, "exposure step after levelling: \(after)")
+    }
+
+    func testTexturedModelSplitsVerticesAtChartBorders() throws {
+        let views = [Self.view(at: SIMD3(-1.0, 0, -1.6), lookingAt: SIMD3(-0.5, 0, 0)),
+                     Self.view(at: SIMD3(1.0, 0, -1.6), lookingAt: SIMD3(0.5, 0, 0))]
+        let (mesh, _) = try Self.planeMesh(occluder: false)
+        let images = try writeViews(views, occluder: false, offsets: [0, 0])
+        var options = TextureOptions()
+        options.pageSize = 512
+        let atlas = try TextureAtlas.make(positions: mesh.points, triangles: mesh.triangles, colors: nil, views: views,
+                                          imageURLs: images, options: options)
+        XCTAssertGreaterThan(atlas.chartCount, 1, "two views make at least two charts")
+        let points = mesh.points
+        let model = MeshModel(positions: points, normals: Array(repeating: SIMD3(0, 0, -1), count: points.count),
+                              colors: Array(repeating: SIMD3(128, 128, 128), count: points.count), triangles: mesh.triangles)
+        let textured = try model.textured(by: atlas, jpegQuality: 0)
+        try textured.validate()
+        XCTAssertEqual(textured.triangles.count, model.triangles.count)
+        XCTAssertGreaterThan(textured.positions.count, model.positions.count, "vertices on chart borders are split")
+        XCTAssertLessThan(textured.positions.count, 3 * model.triangles.count, "vertices inside a chart are shared")
+        let uvs = atlas.uvs
+        for (f, (original, split)) in zip(model.triangles, textured.triangles).enumerated() {
+            for k in 0..<3 {
+                XCTAssertEqual(textured.positions[Int(split[k])], model.positions[Int(original[k])])
+                XCTAssertEqual(textured.uvs![Int(split[k])].x, uvs[3 * f + k].x)
+                XCTAssertEqual(textured.uvs![Int(split[k])].y, 1 - uvs[3 * f + k].y, "v up, as the exporters take it")
+            }
+        }
+        let texture = try XCTUnwrap(textured.material.texture)
+        XCTAssertEqual(texture.fileName, "texture_0.png")
+        XCTAssertEqual(Array(texture.data.prefix(4)), [0x89, 0x50, 0x4E, 0x47], "a PNG")
     }
 }

@@ -11,6 +11,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "../io/image_io.h"
+#include "../util/buffer.h"
 #include "../util/parallel.h"
 #include "../util/status.h"
 #include "texturing.h"
@@ -301,6 +302,29 @@ extern "C" const int32_t* cvis_texture_atlas_face_views(const cvis_texture_atlas
 }
 extern "C" int64_t cvis_texture_atlas_num_charts(const cvis_texture_atlas* atlas) { return atlas->num_charts; }
 extern "C" double cvis_texture_atlas_scale(const cvis_texture_atlas* atlas) { return atlas->scale; }
+
+extern "C" cvis_status cvis_texture_atlas_encode_page(const cvis_texture_atlas* atlas, int32_t page,
+                                                      int32_t jpeg_quality, cvis_buffer** out) {
+  using namespace cvis;
+  return Guard([&]() -> cvis_status {
+    if (atlas == nullptr || out == nullptr || page < 0 || size_t(page) >= atlas->pages.size() ||
+        jpeg_quality < 0 || jpeg_quality > 100) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_texture_atlas_encode_page: no such page or quality");
+    }
+    *out = nullptr;
+    const int size = atlas->page_size;
+    cv::Mat rgb(size, size, CV_8UC3, const_cast<uint8_t*>(atlas->pages[page].data()));
+    cv::Mat bgr;
+    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    auto buffer = std::make_unique<cvis_buffer>();
+    const bool ok = jpeg_quality > 0
+                        ? cv::imencode(".jpg", bgr, buffer->bytes, {cv::IMWRITE_JPEG_QUALITY, jpeg_quality})
+                        : cv::imencode(".png", bgr, buffer->bytes);
+    if (!ok) return Fail(CVIS_INTERNAL_ERROR, "cvis_texture_atlas_encode_page: encoding failed");
+    *out = buffer.release();
+    return CVIS_OK;
+  });
+}
 
 extern "C" cvis_status cvis_texture_atlas_save_page(const cvis_texture_atlas* atlas, int32_t page,
                                                     const char* path) {

@@ -11,7 +11,7 @@ public final class TextureAtlas: @unchecked Sendable {
 
     deinit { cvis_texture_atlas_destroy(handle) }
 
-    /// Textures `mesh` (a ``PointCloud`` with triangles; its vertex colours, if any, colour the
+    /// Textures a mesh (positions, triangles; `colors`, one per position or nil, colour the
     /// faces no view sees) from undistorted pinhole views and their images.
     ///
     /// - Parameters:
@@ -23,24 +23,26 @@ public final class TextureAtlas: @unchecked Sendable {
     /// - Throws: ``CVisionError``: `.invalidArgument` for a mesh without triangles or a mask of
     ///   another size, `.decodeError` naming an unreadable image, `.limitExceeded` when the charts
     ///   cannot fit the pages at any scale.
-    public static func make(mesh: PointCloud, views: [MVSView], imageURLs: [URL], maskURLs: [URL?]? = nil,
+    public static func make(positions: [SIMD3<Float>], triangles: [SIMD3<Int32>], colors: [SIMD3<UInt8>]?,
+                            views: [MVSView], imageURLs: [URL], maskURLs: [URL?]? = nil,
                             options: TextureOptions = TextureOptions()) throws -> TextureAtlas {
         try options.validate()
-        guard imageURLs.count == views.count, maskURLs.map({ $0.count == views.count }) ?? true else {
-            throw CVisionError(code: .invalidArgument, message: "texture: one image (and mask) per view")
+        guard imageURLs.count == views.count, maskURLs.map({ $0.count == views.count }) ?? true,
+              colors.map({ $0.count == positions.count }) ?? true else {
+            throw CVisionError(code: .invalidArgument, message: "texture: one image (and mask) per view, one colour per vertex")
         }
         let cViews = views.map(\.cView)
         var cOptions = options.cOptions
-        let colors = mesh.colors?.flatMap { [$0.x, $0.y, $0.z] }
-        var handle: OpaquePointer?
+        let flatColors = colors?.flatMap { [$0.x, $0.y, $0.z] }
         let maskPaths: [String?] = maskURLs?.map { $0?.path } ?? []
+        var handle: OpaquePointer?
         let status = withCStringArray(imageURLs.map(\.path)) { images in
             withCStringArray(maskPaths) { masks in
-                mesh.withPoints { points in
-                    cvis_texture_mesh(Int64(mesh.pointCount), points.baseAddress, Int64(mesh.triangleCount),
-                                      cvis_cloud_triangles(mesh.handle), colors, Int32(views.count), cViews,
-                                      images, maskPaths.isEmpty ? nil : masks, &cOptions, &handle)
-                }
+                // SIMD3 has the stride of four scalars: the core takes packed triples.
+                cvis_texture_mesh(Int64(positions.count), positions.flatMap { [$0.x, $0.y, $0.z] },
+                                  Int64(triangles.count), triangles.flatMap { [$0.x, $0.y, $0.z] }, flatColors,
+                                  Int32(views.count), cViews, images, maskPaths.isEmpty ? nil : masks,
+                                  &cOptions, &handle)
             }
         }
         try check(status)
@@ -78,6 +80,14 @@ public final class TextureAtlas: @unchecked Sendable {
         let n = Int(cvis_texture_atlas_num_faces(handle))
         guard let base else { return [] }
         return (0..<n).map { Int(base[$0]) }
+    }
+
+    /// Page `i` encoded as JPEG at `jpegQuality` (1...100), or as PNG when it is 0.
+    public func encodedPage(_ i: Int, jpegQuality: Int) throws -> Data {
+        var buffer: OpaquePointer?
+        try check(cvis_texture_atlas_encode_page(handle, Int32(i), Int32(jpegQuality), &buffer))
+        defer { cvis_buffer_destroy(buffer) }
+        return Data(bytes: cvis_buffer_data(buffer), count: cvis_buffer_size(buffer))
     }
 
     /// Writes page `i` as PNG or JPEG (by the extension), through a temporary name.

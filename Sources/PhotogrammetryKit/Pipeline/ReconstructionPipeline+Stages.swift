@@ -42,12 +42,13 @@ extension ReconstructionPipeline {
         PeakMemory.reset()
         let start = DispatchTime.now()
         let key = stage.key(after: scene.key)
+        let recorded = scene.report.stages.count
         let resumed = try body(key)
         scene.key = stage.outputKey(key, scene)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let record = Report.Stage(name: S.name, seconds: seconds, peakMemoryMB: PeakMemory.megabytes(), resumed: resumed)
         // The report stage wrote its own line into report.json; this one replaces it in memory.
-        if scene.report.stages.last?.name == S.name { scene.report.stages.removeLast() }
+        if scene.report.stages.count > recorded, scene.report.stages.last?.name == S.name { scene.report.stages.removeLast() }
         scene.report.stages.append(record)
         if resumed {
             progress?.event(.stageResumed, "\(S.name): resumed from the checkpoint of an earlier run", subject: S.name)

@@ -28,10 +28,12 @@ public struct IngestStage: ReconstructionStage {
         public func validate() throws {}
     }
 
-    /// The capture and its masks.
+    /// The capture, its masks and the digest of their contents.
     public struct Output {
         public var capture: Capture
         public var masks: MaskSource?
+        /// Every image's and mask's contents with the names they go by, hashed.
+        public var contentDigest: String
     }
 
     public static let name = "ingest"
@@ -43,13 +45,17 @@ public struct IngestStage: ReconstructionStage {
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work)
-        return Output(capture: capture, masks: try resolveMasks(capture, context))
+        // Too few images is the first thing to say (``apply`` says it); masks come after.
+        guard capture.images.count >= CaptureLoader.minimumImages else { return Output(capture: capture, contentDigest: "") }
+        let masks = try resolveMasks(capture, context)
+        return Output(capture: capture, masks: masks, contentDigest: contentDigest(capture, masks: masks, threads: context.threads))
     }
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
         let capture = output.capture
         scene.capture = capture
         scene.masks = output.masks
+        scene.contentDigest = output.contentDigest
         scene.report.imagesTotal = capture.imagesTotal
         scene.report.rejectedImages = capture.rejected
         for rejected in capture.rejected {
@@ -64,23 +70,30 @@ public struct IngestStage: ReconstructionStage {
         }
     }
 
-    /// The stage key and the contents of every image and mask, with the names they go by and
-    /// the rejected files with their reasons.
+    /// The stage key and the contents of the images and masks it found.
     public func outputKey(_ key: String, _ scene: ReconstructionScene) -> String {
         var hash = StableHash()
         hash.add(key)
-        let images = scene.capture.images
+        hash.add(scene.contentDigest)
+        return hash.hex
+    }
+
+    /// The contents of every image and mask (``ContentDigest``, hashed on `threads` threads),
+    /// with the names they go by, the masks' kind and the rejected files with their reasons.
+    func contentDigest(_ capture: Capture, masks: MaskSource?, threads: Int) -> String {
+        let images = capture.images
         let digests = ResultSlots<String>(count: images.count)
-        parallelFor(images.count, threads: 2) { i in
-            let mask = scene.masks?.maskURL(for: images[i]).map(ContentDigest.file) ?? "-"
+        parallelFor(images.count, threads: threads) { i in
+            let mask = masks?.maskURL(for: images[i]).map(ContentDigest.file) ?? "-"
             digests[i] = ContentDigest.file(images[i].url) + "/" + mask
         }
+        var hash = StableHash()
         for (image, digest) in zip(images, digests.values) {
             hash.add(image.name)
             hash.add(digest ?? "")
         }
-        hash.add(scene.masks?.cacheKey ?? "no masks")
-        for rejected in scene.capture.rejected {
+        hash.add(masks?.cacheKey ?? "no masks")
+        for rejected in capture.rejected {
             hash.add(rejected.name)
             hash.add(rejected.reason)
         }

@@ -4,6 +4,8 @@ import Foundation
 public final class ReconstructionScene {
     /// The capture as ingest found it (every usable file, and the rejected ones).
     public var capture = Capture(imageRoot: URL(fileURLWithPath: "/"), root: URL(fileURLWithPath: "/"), images: [], rejected: [])
+    /// The contents of the capture's images and masks, hashed: where every checkpoint key starts.
+    public var contentDigest = ""
     /// The masks the run uses, if any.
     public var masks: MaskSource?
     /// The images left after features (failed, blank and blurred frames out), in index order.

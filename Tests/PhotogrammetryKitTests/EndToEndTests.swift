@@ -27,7 +27,9 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(report.alignmentRatio, 1.0)
         XCTAssertLessThan(report.meanReprojectionErrorPx, 1.0)
         XCTAssertGreaterThan(report.points3D, 1000)
-        XCTAssertEqual(Set(report.stages.map(\.name)), ["ingest", "features", "matching", "sparse", "diagnostics", "export"])
+        XCTAssertEqual(report.stages.filter { !$0.skipped }.map(\.name),
+                       ["ingest", "features", "matching", "sparse", "diagnostics", "export", "report"])
+        XCTAssertEqual(report.stages.filter(\.skipped).map(\.name), ["dense"], "--sparse-only: the dense stage's skip flag")
 
         // The diagnosis agrees with the same measures taken on the ground-truth cameras.
         XCTAssertEqual(report.captureKind, "orbit")

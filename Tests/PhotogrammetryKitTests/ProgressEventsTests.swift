@@ -110,14 +110,23 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertTrue(objects.contains { $0["event"] as? String == "progress" && $0["eta_s"] is Double },
                       "some progress line has a measured ETA")
         XCTAssertEqual(objects.filter { $0["event"] as? String == "stage" }.compactMap { $0["stage"] as? String },
-                       ["ingest", "features", "matching", "sparse", "diagnostics", "export"])
+                       ["ingest", "features", "matching", "sparse", "diagnostics", "export", "report"])
+        XCTAssertEqual(objects.filter { $0["code"] as? Int == PipelineEvent.stageStarted.code }.compactMap { $0["subject"] as? String },
+                       ["ingest", "features", "matching", "sparse", "diagnostics", "export", "report"])
         let codes = objects.compactMap { $0["code"] as? Int }
         XCTAssertTrue(codes.contains(PipelineEvent.pairsSelected.code))
         XCTAssertTrue(codes.contains(PipelineEvent.singleRing.code), "templeRing-12 is one ring")
 
         let second = try BuiltProgram.run(arguments, logs: work.appendingPathComponent("logs"))
         XCTAssertEqual(second.status, 0, second.standardError)
-        let resumed = try lineObjects(second).filter { $0["code"] as? Int == PipelineEvent.featuresResumed.code }
+        XCTAssertEqual(try lineObjects(second).filter { $0["code"] as? Int == PipelineEvent.stageResumed.code }
+            .compactMap { $0["subject"] as? String }, ["features", "matching", "sparse", "export"])
+
+        // Without the stage's checkpoint the per-image feature files still serve every image.
+        try FileManager.default.removeItem(at: output.appendingPathComponent("work/checkpoints/features.json"))
+        let third = try BuiltProgram.run(arguments, logs: work.appendingPathComponent("logs"))
+        XCTAssertEqual(third.status, 0, third.standardError)
+        let resumed = try lineObjects(third).filter { $0["code"] as? Int == PipelineEvent.featuresResumed.code }
         XCTAssertEqual(resumed.count, 1)
         XCTAssertTrue((resumed.first?["message"] as? String)?.hasPrefix("features: 12 of 12 images from the checkpoint") == true)
     }

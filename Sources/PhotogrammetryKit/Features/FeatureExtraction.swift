@@ -87,15 +87,10 @@ public enum FeatureExtraction {
     }
 
     /// A flat cache file name for an image, from its name (which may hold folders), and the
-    /// size and modification time of it and its mask, so that a changed image or mask is never
-    /// served stale features.
+    /// contents of it and its mask (``ContentDigest``), so that a changed image or mask is never
+    /// served stale features while a copy or a re-extracted zip (new modification times) is.
     static func cacheName(_ image: CaptureImage, mask: URL?) -> String {
-        func stamp(_ url: URL) -> String {
-            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
-            let modified = Int64((values?.contentModificationDate?.timeIntervalSince1970 ?? 0) * 1000)
-            return "\(values?.fileSize ?? 0)-\(modified)"
-        }
-        let maskStamp = mask.map { "-m" + stamp($0) } ?? ""
-        return image.name.replacingOccurrences(of: "/", with: "__") + "-" + stamp(image.url) + maskStamp + ".sift"
+        let maskStamp = mask.map { "-m" + ContentDigest.file($0) } ?? ""
+        return image.name.replacingOccurrences(of: "/", with: "__") + "-" + ContentDigest.file(image.url) + maskStamp + ".sift"
     }
 }

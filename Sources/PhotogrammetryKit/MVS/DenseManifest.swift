@@ -67,32 +67,6 @@ struct DenseManifest: Codable {
     static func url(in folder: URL) -> URL { OutputLayout.denseManifest(in: folder) }
 }
 
-/// A 64-bit FNV-1a hash that is the same in every process (Swift's `Hasher` is seeded per run).
-struct StableHash {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value &*= 0x0000_0100_0000_01b3
-        }
-    }
-
-    /// Adds a string and a separator, so that ("ab", "c") and ("a", "bc") differ.
-    mutating func add(_ text: String) {
-        add(text.utf8)
-        add(CollectionOfOne(0))
-    }
-
-    mutating func add(_ number: Int) { add(String(number)) }
-
-    /// The hash as 16 hex digits.
-    var hex: String { String(format: "%016llx", value) }
-}
-
-/// Size and modification time of a file, for keys: a changed file changes its stamp.
-func fileStamp(_ url: URL) -> String {
-    let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
-    let modified = Int64((values?.contentModificationDate?.timeIntervalSince1970 ?? 0) * 1000)
-    return "\(values?.fileSize ?? 0)-\(modified)"
-}
+/// A file's contents as a key: a changed file changes it, a copy or a re-extracted zip (new
+/// modification times) does not.
+func fileStamp(_ url: URL) -> String { ContentDigest.file(url) }

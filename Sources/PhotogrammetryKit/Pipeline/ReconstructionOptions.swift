@@ -42,17 +42,12 @@ public struct ReconstructionOptions: Sendable {
         guard numThreads >= 1 && numThreads <= 256 else {
             throw PipelineError.invalidOption("--threads must be between 1 and 256")
         }
-        guard (0..<1).contains(blurFloorFraction) else {
-            throw PipelineError.invalidOption("blur floor fraction must be in [0, 1)")
-        }
-        guard blankContrast >= 0 && blankContrast < 1 else {
-            throw PipelineError.invalidOption("blank contrast must be in [0, 1)")
-        }
-        try sift.validate()
-        try featureResolution.validate()
-        try matching.validate()
-        try mapper.validate()
-        try dense.validate()
+        try ingestStage.validate()
+        try featureStage.validate()
+        try matchingStage.validate()
+        try sparseStage.validate()
+        try diagnosticsStage.validate()
+        try denseStage.validate()
     }
 }
 

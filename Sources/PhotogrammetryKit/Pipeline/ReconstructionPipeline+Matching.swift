@@ -31,19 +31,6 @@ extension ReconstructionPipeline {
         public var ranking: [[Int]]?
     }
 
-    /// Matches and verifies the pairs of the usable images (stage 3).
-    func matchPairs(_ usable: Capture, _ features: [FeatureSet]) throws -> (CameraSetup, PairMatching.Result) {
-        let setup = CameraSetup(capture: usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
-        let calibration = setup.trustedCalibration(imageCount: usable.images.count)
-        let matching = try timed("matching") {
-            var matchingOptions = options.matching
-            matchingOptions.pairs.walk = matchingOptions.pairs.walk || options.room
-            return try PairMatching.run(features: features, calibration: calibration, options: matchingOptions,
-                                        threads: options.numThreads, progress: progress)
-        }
-        return (setup, matching)
-    }
-
     /// Runs stages 1-3 only and writes `OUTPUT/matches.json`: for benchmarks of pair selection.
     /// - Parameter transitive: then one transitive pass (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``
     ///   without a model), whose pairs `rematched` lists.
@@ -52,25 +39,26 @@ extension ReconstructionPipeline {
         try announcingFailure { try runMatchingStages(transitive: transitive) }
     }
 
-    /// The stages of ``runMatching(transitive:)``.
+    /// The stages of ``runMatching(transitive:)``: 1-3 of ``run()``, resumed alike.
     private func runMatchingStages(transitive: Bool) throws -> MatchingSummary {
-        try options.validate()
-        try OutputFolder.prepare(output, work: workDirectory)
-        let capture = try timed("ingest") { try CaptureLoader.load(input: input, workspace: workDirectory) }
-        report.imagesTotal = capture.imagesTotal
-        report.rejectedImages = capture.rejected
-        try requireUsableImages(capture.images, of: capture)
-        let masks = try within("masks") { try resolveMasks(capture) }
-        let (usable, features) = try extractFeatures(capture, masks: masks)
+        try start()
+        try run(IngestStage(options: options.ingestStage))
+        try run(FeatureStage(options: options.featureStage))
         let cpuBefore = Self.processCPUSeconds()
-        let (setup, first) = try matchPairs(usable, features)
+        try run(MatchingStage(options: options.matchingStage))
+        let features = scene.features
+        guard let first = scene.matching, let setup = scene.setup else { throw PipelineError.io("matching did not run") }
         var matching = first
         if transitive {
-            let calibration = setup.trustedCalibration(imageCount: usable.images.count)
-            matching = try timed("rematching") {
-                try PairMatching.rematch(first, reconstruction: nil, features: features, calibration: calibration,
-                                         options: options.matching, threads: options.numThreads, progress: progress)
-            }
+            let calibration = setup.trustedCalibration(imageCount: scene.usable.images.count)
+            let begin = DispatchTime.now()
+            runningStage = "rematching"
+            matching = try PairMatching.rematch(first, reconstruction: nil, features: features, calibration: calibration,
+                                                options: options.matching, threads: options.numThreads, progress: progress)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - begin.uptimeNanoseconds) / 1e9
+            scene.report.stages.append(Report.Stage(name: "rematching", seconds: seconds, peakMemoryMB: PeakMemory.megabytes()))
+            progress?.finished(stage: "rematching", seconds: seconds)
+            runningStage = nil
         }
         let cpuSeconds = Self.processCPUSeconds() - cpuBefore
         var ranking: [[Int]]?
@@ -79,10 +67,10 @@ extension ReconstructionPipeline {
                                          threads: options.numThreads).nearestNeighbours(count: 100).map { $0.map(\.image) }
         }
         var summary = MatchingSummary(
-            images: usable.images.map(\.name), features: features.map(\.count), strategy: matching.strategy.rawValue,
+            images: scene.usable.images.map(\.name), features: features.map(\.count), strategy: matching.strategy.rawValue,
             tried: matching.tried.sorted { ($0.x, $0.y) < ($1.x, $1.y) }.map { [Int($0.x), Int($0.y)] },
             verified: matching.graph.edges.map { MatchingSummary.Pair(first: $0.first, second: $0.second, matches: $0.matches.count) },
-            stages: report.stages, matchingCPUSeconds: cpuSeconds)
+            stages: scene.report.stages, matchingCPUSeconds: cpuSeconds)
         summary.ranking = ranking
         summary.rematched = matching.tried.subtracting(first.tried).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
             .map { [Int($0.x), Int($0.y)] }
@@ -98,16 +86,5 @@ extension ReconstructionPipeline {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-}
-
-extension CameraSetup {
-    /// Per image, its calibration matrix when the focal length is trusted (a prior), else nil:
-    /// what matching verifies E with.
-    func trustedCalibration(imageCount: Int) -> [Matrix3?] {
-        (0..<imageCount).map { i -> Matrix3? in
-            let id = cameraOfImage[i]
-            return hasPrior[id] == true ? cameras[id.rawValue - 1].calibrationMatrix : nil
-        }
     }
 }

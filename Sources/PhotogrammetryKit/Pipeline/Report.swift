@@ -2,10 +2,46 @@ import Foundation
 
 /// What a run found, as `report.json`: statistics, rejected images and stage timings.
 public struct Report: Codable, Sendable {
-    /// One stage's wall time.
+    /// One stage: its wall time, its peak memory, and whether it was skipped or resumed.
     public struct Stage: Codable, Sendable {
         public var name: String
         public var seconds: Double
+        /// Peak resident memory during the stage, MiB (`VmHWM`, reset as the stage starts; the
+        /// process's peak so far where the kernel refuses the reset); nil where unknown.
+        public var peakMemoryMB: Double?
+        /// The output came from the stage's checkpoint (an earlier run), not from a run.
+        public var resumed = false
+        /// The stage's skip flag was set (`dense` with `--sparse-only`): it did not run.
+        public var skipped = false
+
+        public init(name: String, seconds: Double, peakMemoryMB: Double? = nil, resumed: Bool = false, skipped: Bool = false) {
+            self.name = name
+            self.seconds = seconds
+            self.peakMemoryMB = peakMemoryMB
+            self.resumed = resumed
+            self.skipped = skipped
+        }
+
+        enum CodingKeys: String, CodingKey { case name, seconds, peakMemoryMB = "peak_memory_mb", resumed, skipped }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            seconds = try container.decode(Double.self, forKey: .seconds)
+            // Reports of earlier versions have only the two fields above.
+            peakMemoryMB = try container.decodeIfPresent(Double.self, forKey: .peakMemoryMB)
+            resumed = try container.decodeIfPresent(Bool.self, forKey: .resumed) ?? false
+            skipped = try container.decodeIfPresent(Bool.self, forKey: .skipped) ?? false
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(seconds, forKey: .seconds)
+            try container.encode(peakMemoryMB, forKey: .peakMemoryMB)
+            try container.encode(resumed, forKey: .resumed)
+            try container.encode(skipped, forKey: .skipped)
+        }
     }
 
     public var imagesTotal = 0
@@ -168,24 +204,6 @@ public struct ReportCamera: Codable, Sendable {
     public var height: Int
     public var params: [Double]
     public var images: Int
-}
-
-/// Writes `data` to `url` through a temporary file in the same folder and a rename, so a reader
-/// never sees a half-written file.
-public func writeAtomically(_ data: Data, to url: URL) throws {
-    let temporary = url.deletingLastPathComponent()
-        .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-    do {
-        try data.write(to: temporary)
-        // rename(2) replaces the target atomically. (Foundation's replaceItemAt on Linux removes
-        // the old file and then fails, which loses it.)
-        guard rename(temporary.path, url.path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-        }
-    } catch {
-        try? FileManager.default.removeItem(at: temporary)
-        throw PipelineError.io("\(url.path): cannot write (\(error.localizedDescription))")
-    }
 }
 
 /// One model of the capture: its folder and size.

@@ -7,7 +7,8 @@ public struct Reconstruction: Sendable {
     public var cameras: [CameraID: Camera] = [:]
     public var images: [ImageID: Image] = [:]
     public var points3D: [Point3DID: Point3D] = [:]
-    private var nextPoint3DID = 1
+    /// The id the next added point gets (kept by checkpoints, so a loaded model goes on the same).
+    var nextPoint3DID = 1
 
     public init() {}
 

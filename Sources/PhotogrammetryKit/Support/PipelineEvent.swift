@@ -39,6 +39,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case denseImageSkipped = 601
     // 9xx the run
     case stageFailed = 900
+    case stageResumed = 901
+    case stageStarted = 902
     // 10xx batch
     case captureStarted = 1000
     case captureFinished = 1001
@@ -81,7 +83,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     public var subjectKind: String? {
         switch self {
         case .imageRejected, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred, .denseImageSkipped: "image"
-        case .stageFailed: "stage"
+        case .stageFailed, .stageResumed, .stageStarted: "stage"
         case .captureStarted, .captureFinished, .captureFailed, .captureSkipped: "capture"
         default: nil
         }
@@ -116,6 +118,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
+        case .stageResumed: "a stage's output was loaded from its checkpoint (`work/checkpoints/`, same key: same inputs and options), not computed"
+        case .stageStarted: "a stage starts (its name is the subject)"
         case .captureStarted: "batch: a capture starts"
         case .captureFinished: "batch: a capture finished and its report.json is complete"
         case .captureFailed: "batch: a capture failed (its error); the batch goes on"

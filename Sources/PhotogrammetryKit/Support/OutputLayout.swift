@@ -63,6 +63,8 @@ public struct OutputLayout: Sendable, Equatable {
 
     /// Checkpoints and intermediate files.
     public var work: URL { root.appendingPathComponent("work", isDirectory: true) }
+    /// The stages' saved outputs (``CheckpointStore``).
+    public var checkpoints: URL { work.appendingPathComponent("checkpoints", isDirectory: true) }
     /// The dense stage's undistorted views, depth maps and manifest.
     public var denseWork: URL { work.appendingPathComponent("dense", isDirectory: true) }
     /// A named checkpoint folder inside `work/` (feature caches are keyed by their options).

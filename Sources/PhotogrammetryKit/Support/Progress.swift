@@ -157,6 +157,8 @@ public final class ProgressPrinter: ProgressSink {
         case .tty:
             // A failure is the error line the command prints last; said here too, it would be twice.
             if event == .stageFailed || event == .tooFewImages { return }
+            // The stage's progress line says it started.
+            if event == .stageStarted { return }
             // A message may quote a file name with a line break in it: it stays one line.
             FileHandle.standardError.write(Data("\r\u{1B}[2K\(message.escapingControlCharacters)\n".utf8))
         case .json:

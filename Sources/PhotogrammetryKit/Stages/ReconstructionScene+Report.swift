@@ -1,8 +1,16 @@
 import Foundation
 
-extension ReconstructionPipeline {
-    /// Fills the report's statistics from the finished model.
-    func summarize(_ model: Reconstruction, usable: Capture) {
+/// What the stages write into the report from the scene.
+extension ReconstructionScene {
+    /// Records a rejected image and tells the user, with the event's code.
+    func reject(_ name: String, _ reason: String, _ event: PipelineEvent, _ context: StageContext) {
+        report.rejectedImages.append(RejectedImage(name: name, reason: reason))
+        context.progress?.event(event, "rejected \(name): \(reason)", subject: name)
+    }
+
+    /// Fills the report's statistics from the largest model.
+    func summarize() {
+        let model = self.model
         report.imagesRegistered = model.registeredImageIDs.count
         let usableCount = report.imagesTotal - report.rejectedImages.count
         report.alignmentRatio = usableCount > 0 ? Double(report.imagesRegistered) / Double(usableCount) : 0
@@ -19,22 +27,22 @@ extension ReconstructionPipeline {
     }
 
     /// Lists every model with its folder and size, and tells the user when there is more than one.
-    func describeModels(_ models: [Reconstruction]) {
+    func describeModels(_ context: StageContext) {
         report.models = models.enumerated().map { n, model in
             let names = model.images.values.map(\.name).sorted()
-            return ReportModel(folder: Self.modelFolder(n), images: names.count, points3D: model.points3D.count,
+            return ReportModel(folder: OutputLayout.sparseFolderName(n), images: names.count, points3D: model.points3D.count,
                                firstImage: names.first ?? "", lastImage: names.last ?? "")
         }
         guard models.count > 1 else { return }
         let sizes = report.models.map { "\($0.images) (\($0.folder))" }.joined(separator: ", ")
-        progress?.event(.severalModels, "\(models.count) models, images: \(sizes)")
+        context.progress?.event(.severalModels, "\(models.count) models, images: \(sizes)")
     }
 
     /// Lists every image of the capture with its status and what is known of it.
-    func describeImages(_ capture: Capture, models: [Reconstruction], features: [String: FeatureSet]) {
-        let model = models[0]
+    func describeImages() {
+        let features = Dictionary(zip(usable.images.map(\.name), self.features), uniquingKeysWith: { a, _ in a })
         var modelImages: [String: Set<String>] = [:]
-        for (n, other) in models.enumerated() { modelImages[Self.modelFolder(n)] = Set(other.images.values.map(\.name)) }
+        for (n, other) in models.enumerated() { modelImages[OutputLayout.sparseFolderName(n)] = Set(other.images.values.map(\.name)) }
         let registered = Set(model.images.values.filter(\.isRegistered).map(\.name))
         let rejected = Dictionary(report.rejectedImages.map { ($0.name, $0.reason) }, uniquingKeysWith: { a, _ in a })
         let names = (capture.images.map(\.name) + capture.rejected.map(\.name)).sorted()
@@ -64,7 +72,7 @@ extension ReconstructionPipeline {
     /// than ``CaptureLoader/minimumImages`` of `usable` are left, after writing `report.json` with
     /// every image of `capture`, the rejected ones with their reasons: the run fails, but the user
     /// learns why each image was left out.
-    func requireUsableImages(_ usable: [CaptureImage], of capture: Capture) throws {
+    func requireUsableImages(_ usable: [CaptureImage], of capture: Capture, _ context: StageContext) throws {
         guard usable.count < CaptureLoader.minimumImages else { return }
         let rejected = Dictionary(report.rejectedImages.map { ($0.name, $0.reason) }, uniquingKeysWith: { a, _ in a })
         let names = Set(capture.images.map(\.name) + capture.rejected.map(\.name))
@@ -72,23 +80,9 @@ extension ReconstructionPipeline {
             ReportImage(name: name, status: rejected[name] == nil ? "unregistered" : "rejected",
                         reason: rejected[name] ?? "not reconstructed: too few usable images")
         }
-        let url = layout.reportJSON
+        let url = context.layout.reportJSON
         let written = (try? writeAtomically(report.jsonData(), to: url)) != nil
-        throw PipelineError.tooFewImages(usable: usable.count, required: CaptureLoader.minimumImages, input: input.path,
+        throw PipelineError.tooFewImages(usable: usable.count, required: CaptureLoader.minimumImages, input: context.input.path,
                                          rejected: report.rejectedImages, report: written ? url.path : nil)
-    }
-
-    /// Writes `report.html` with a thumbnail of every image (made in parallel, skipped when one fails).
-    func writeReportPage(_ capture: Capture) throws {
-        let urls = Dictionary(uniqueKeysWithValues: capture.images.map { ($0.name, $0.url) })
-        let names = report.images.map(\.name).filter { urls[$0] != nil }
-        let slots = ResultSlots<Data>(count: names.count)
-        parallelFor(names.count, threads: options.numThreads) { i in
-            slots[i] = try? Thumbnail.jpeg(of: urls[names[i]]!, maxSide: 160, quality: 75)
-        }
-        var thumbnails: [String: Data] = [:]
-        for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
-        let page = ReportHTML.render(report, thumbnails: thumbnails)
-        try writeAtomically(Data(page.utf8), to: layout.reportHTML)
     }
 }

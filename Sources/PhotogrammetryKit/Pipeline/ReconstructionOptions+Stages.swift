@@ -1,0 +1,55 @@
+/// Each stage's options, made from the run's: shared values (room, seed, detail) passed down.
+extension ReconstructionOptions {
+    /// Stage 1.
+    public var ingestStage: IngestStage.Options {
+        var stage = IngestStage.Options()
+        stage.mask = mask
+        stage.room = room
+        return stage
+    }
+
+    /// Stage 2.
+    public var featureStage: FeatureStage.Options {
+        var stage = FeatureStage.Options()
+        stage.sift = sift
+        stage.resolution = featureResolution
+        stage.blurFloorFraction = blurFloorFraction
+        stage.blankContrast = blankContrast
+        return stage
+    }
+
+    /// Stage 3.
+    public var matchingStage: MatchingStage.Options {
+        var stage = MatchingStage.Options()
+        stage.matching = matching
+        stage.room = room
+        stage.fixedIntrinsics = fixedIntrinsics
+        stage.cameraModel = cameraModel
+        return stage
+    }
+
+    /// Stage 4.
+    public var sparseStage: SparseStage.Options {
+        var stage = SparseStage.Options()
+        stage.mapper = mapper
+        stage.matching = matching
+        stage.seed = seed
+        return stage
+    }
+
+    /// Stage 5.
+    public var diagnosticsStage: DiagnosticsStage.Options {
+        var stage = DiagnosticsStage.Options()
+        stage.room = room
+        return stage
+    }
+
+    /// Stage 7.
+    public var denseStage: DenseStage.Options {
+        var stage = DenseStage.Options()
+        stage.dense = dense
+        stage.detail = detail
+        stage.seed = seed
+        return stage
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// How the pipeline runs one stage: its key, its checkpoint, its time and memory, its events.
+extension ReconstructionPipeline {
+    /// Runs a stage that keeps no checkpoint.
+    func run<S: ReconstructionStage>(_ stage: S, skip: Bool = false) throws {
+        try perform(stage, skip: skip) { _ in
+            try stage.apply(try stage.run(scene, context), to: scene, context)
+            return false
+        }
+    }
+
+    /// Runs a checkpointed stage: its output from the checkpoint under its key when there is one
+    /// that still applies (then it is resumed), else from a run, saved under the key.
+    func run<S: CheckpointedStage>(_ stage: S, skip: Bool = false) throws {
+        try perform(stage, skip: skip) { key in
+            if let saved = context.checkpoints.load(S.Output.self, stage: S.name, key: key) {
+                do {
+                    try stage.apply(saved, to: scene, context)
+                    return true
+                } catch let error as PipelineError {
+                    if case .tooFewImages = error { throw error }
+                    // A file the checkpoint names is gone: the stage runs.
+                }
+            }
+            let output = try stage.run(scene, context)
+            try context.checkpoints.save(output, stage: S.name, key: key)
+            try stage.apply(output, to: scene, context)
+            return false
+        }
+    }
+
+    /// The frame of every stage: skip flag, events, key chaining, seconds and peak memory.
+    /// - Parameter body: runs or resumes the stage under its key; returns whether it resumed.
+    private func perform<S: ReconstructionStage>(_ stage: S, skip: Bool, _ body: (String) throws -> Bool) throws {
+        if skip {
+            scene.report.stages.append(Report.Stage(name: S.name, seconds: 0, skipped: true))
+            return
+        }
+        runningStage = S.name
+        progress?.event(.stageStarted, "\(S.name): started", subject: S.name)
+        PeakMemory.reset()
+        let start = DispatchTime.now()
+        let key = stage.key(after: scene.key)
+        let recorded = scene.report.stages.count
+        let resumed = try body(key)
+        scene.key = stage.outputKey(key, scene)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        let record = Report.Stage(name: S.name, seconds: seconds, peakMemoryMB: PeakMemory.megabytes(), resumed: resumed)
+        // The report stage wrote its own line into report.json; this one replaces it in memory.
+        if scene.report.stages.count > recorded, scene.report.stages.last?.name == S.name { scene.report.stages.removeLast() }
+        scene.report.stages.append(record)
+        if resumed {
+            progress?.event(.stageResumed, "\(S.name): resumed from the checkpoint of an earlier run", subject: S.name)
+        }
+        progress?.finished(stage: S.name, seconds: seconds)
+        runningStage = nil
+    }
+}

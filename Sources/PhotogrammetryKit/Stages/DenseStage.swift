@@ -1,0 +1,90 @@
+import Foundation
+
+/// Stage 7: depth maps of the registered images at the detail level, fused into `dense.ply`,
+/// under the masks the features used (none for rooms unless given).
+///
+/// Checkpointed twice over: the stage's output (the point count) under its key, and inside,
+/// every view and depth map under its own inputs (`work/dense/manifest.json`), so a run killed
+/// half-way keeps the depth maps it finished. Any failure becomes one ``DenseReconstructionError``
+/// line that says the sparse outputs are complete; a cancel stays ``PipelineError/cancelled``.
+public struct DenseStage: CheckpointedStage {
+    public struct Options: StageOptions {
+        /// PatchMatch, fusion, source views. Defaults from the C core; threads from the context.
+        public var dense = DenseOptions()
+        /// Working resolution. Default full.
+        public var detail = DetailLevel.full
+        /// Seed of PatchMatch's random initialisation. Default 0.
+        public var seed: UInt64 = 0
+
+        public init() {}
+
+        /// The options as the stage runs them with `threads`.
+        func effective(threads: Int) -> DenseOptions {
+            var dense = self.dense
+            dense.detail = detail
+            dense.patchMatch.numThreads = threads
+            dense.patchMatch.seed = seed
+            dense.fusion.numThreads = threads
+            return dense
+        }
+
+        public var keyText: String { "dense=\(StageKey.describe(effective(threads: 1)))" }
+        public func validate() throws { try dense.validate() }
+    }
+
+    /// Points in the fused cloud, and what was reused from an earlier run.
+    public struct Output: Codable {
+        public var points: Int
+        public var reusedDepthMaps: Int
+        public var reusedCloud: Bool
+    }
+
+    public static let name = "dense"
+    public var options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
+        let model = scene.model, masks = scene.masks
+        let byName = Dictionary(scene.usable.images.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var inputs: [ImageID: DenseReconstruction.Input] = [:]
+        for (id, image) in model.images where image.isRegistered {
+            guard let source = byName[image.name] else { continue }
+            inputs[id] = DenseReconstruction.Input(name: image.name, url: source.url,
+                                                   maskURL: masks?.maskURL(for: source), keepRect: masks?.keepRect)
+        }
+        let layout = context.layout
+        let stage = DenseReconstruction(model: model, inputs: inputs, options: options.effective(threads: context.threads),
+                                        directory: layout.denseWork, cloudURL: layout.denseCloud, threads: context.threads,
+                                        progress: context.progress)
+        do {
+            let result = try stage.run()
+            if result.reusedDepthMaps > 0 {
+                context.progress?.event(.denseResumed, "dense: \(result.reusedDepthMaps) depth maps reused from an earlier run"
+                                        + (result.reusedCloud ? ", and the cloud" : ""))
+            }
+            return Output(points: result.points, reusedDepthMaps: result.reusedDepthMaps, reusedCloud: result.reusedCloud)
+        } catch PipelineError.cancelled {
+            throw PipelineError.cancelled
+        } catch {
+            let reason: String
+            switch error {
+            case let error as DenseReconstructionError: reason = error.message
+            case let error as CVisionError: reason = error.message
+            default: reason = "\(error)"
+            }
+            throw DenseReconstructionError("\(reason); the sparse model in \(layout.sparse().path) "
+                                           + "and the report are complete")
+        }
+    }
+
+    /// A loaded output stands only while `dense.ply` is there.
+    public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
+        guard FileManager.default.fileExists(atPath: context.layout.denseCloud.path) else {
+            throw PipelineError.io("\(context.layout.denseCloud.path) is missing")
+        }
+        scene.report.densePoints = output.points
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Stage 1: the capture's images (a folder or a zip, unpacked safely) and the masks the run uses.
+///
+/// Not checkpointed: reading the images is what tells whether they changed. Its output key is
+/// the contents of every image and mask it found (``ContentDigest``), so every later key follows
+/// the bytes, not paths or modification times: a copy, or a zip unpacked again, resumes.
+public struct IngestStage: ReconstructionStage {
+    public struct Options: StageOptions {
+        /// Which masks restrict features (and dense work). Default automatic.
+        public var mask = MaskSelection.automatic
+        /// The room is the subject: the capture's own masks are not used. Default false.
+        public var room = false
+
+        public init() {}
+
+        public var keyText: String {
+            let mask: String
+            switch self.mask {
+            case .automatic: mask = "auto"
+            case .disabled: mask = "none"
+            case .given(.directory): mask = "dir"
+            case .given(let source): mask = source.cacheKey
+            }
+            return "mask=\(mask) room=\(room)"
+        }
+
+        public func validate() throws {}
+    }
+
+    /// The capture, its masks and the digest of their contents.
+    public struct Output {
+        public var capture: Capture
+        public var masks: MaskSource?
+        /// Every image's and mask's contents with the names they go by, hashed.
+        public var contentDigest: String
+    }
+
+    public static let name = "ingest"
+    public var options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
+        let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work)
+        // Too few images is the first thing to say (``apply`` says it); masks come after.
+        guard capture.images.count >= CaptureLoader.minimumImages else { return Output(capture: capture, contentDigest: "") }
+        let masks = try resolveMasks(capture, context)
+        return Output(capture: capture, masks: masks, contentDigest: contentDigest(capture, masks: masks, threads: context.threads))
+    }
+
+    public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
+        let capture = output.capture
+        scene.capture = capture
+        scene.masks = output.masks
+        scene.contentDigest = output.contentDigest
+        scene.report.imagesTotal = capture.imagesTotal
+        scene.report.rejectedImages = capture.rejected
+        for rejected in capture.rejected {
+            context.progress?.event(.imageRejected, "rejected \(rejected.name): \(rejected.reason)", subject: rejected.name)
+        }
+        try scene.requireUsableImages(capture.images, of: capture, context)
+        if let masks = output.masks { context.progress?.event(.masksUsed, masks.summary) }
+        if case .directory? = output.masks {
+            for image in capture.images where output.masks?.maskURL(for: image) == nil {
+                context.progress?.event(.maskMissing, "\(image.name): no mask, the whole frame is used", subject: image.name)
+            }
+        }
+    }
+
+    /// The stage key and the contents of the images and masks it found.
+    public func outputKey(_ key: String, _ scene: ReconstructionScene) -> String {
+        var hash = StableHash()
+        hash.add(key)
+        hash.add(scene.contentDigest)
+        return hash.hex
+    }
+
+    /// The contents of every image and mask (``ContentDigest``, hashed on `threads` threads),
+    /// with the names they go by, the masks' kind and the rejected files with their reasons.
+    func contentDigest(_ capture: Capture, masks: MaskSource?, threads: Int) -> String {
+        let images = capture.images
+        let digests = ResultSlots<String>(count: images.count)
+        parallelFor(images.count, threads: threads) { i in
+            let mask = masks?.maskURL(for: images[i]).map(ContentDigest.file) ?? "-"
+            digests[i] = ContentDigest.file(images[i].url) + "/" + mask
+        }
+        var hash = StableHash()
+        for (image, digest) in zip(images, digests.values) {
+            hash.add(image.name)
+            hash.add(digest ?? "")
+        }
+        hash.add(masks?.cacheKey ?? "no masks")
+        for rejected in capture.rejected {
+            hash.add(rejected.name)
+            hash.add(rejected.reason)
+        }
+        return hash.hex
+    }
+
+    /// The masks this run uses: given, or carried by the capture (not for rooms), or none.
+    func resolveMasks(_ capture: Capture, _ context: StageContext) throws -> MaskSource? {
+        let source: MaskSource?
+        switch options.mask {
+        case .disabled: source = nil
+        case .given(let given): source = given
+        case .automatic: source = options.room ? nil : try MaskSource.discover(in: capture)
+        }
+        try source?.validate(against: capture)
+        return source
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Stage 3: pairs chosen, matched and geometrically verified; static features of a fixed camera out.
+public struct MatchingStage: CheckpointedStage {
+    public struct Options: StageOptions {
+        /// Pairs, descriptor matching, verification, static features. Defaults from the C core.
+        public var matching = MatchingOptions()
+        /// The room is the subject: pairs chosen as for a walk. Default false.
+        public var room = false
+        /// Pinhole intrinsics held fixed (`--intrinsics`). Default nil.
+        public var fixedIntrinsics: FixedIntrinsics?
+        /// Camera model to self-calibrate. Default nil (chosen from EXIF).
+        public var cameraModel: CameraModel?
+
+        public init() {}
+
+        public var keyText: String {
+            "matching=\(StageKey.describe(matching)) room=\(room) intrinsics=\(StageKey.describe(fixedIntrinsics)) "
+                + "camera_model=\(cameraModel?.name ?? "auto")"
+        }
+
+        public func validate() throws { try matching.validate() }
+
+        /// The matching options with the room's walk pairs.
+        var effectiveMatching: MatchingOptions {
+            var options = matching
+            options.pairs.walk = options.pairs.walk || room
+            return options
+        }
+    }
+
+    /// The match graph, what a second pass needs, and whether a fixed camera took the capture.
+    public struct Output: Codable {
+        public var matching: PairMatching.Result
+        public var turntable: Bool
+        /// "static features" or "still background" when `turntable`.
+        public var turntableEvidence: String?
+    }
+
+    public static let name = "matching"
+    public var options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// The cameras of the usable images (which the verification trusts when they have a prior).
+    func cameraSetup(_ scene: ReconstructionScene) -> CameraSetup {
+        CameraSetup(capture: scene.usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
+    }
+
+    public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
+        let calibration = cameraSetup(scene).trustedCalibration(imageCount: scene.usable.images.count)
+        let matching = try PairMatching.run(features: scene.features, calibration: calibration, options: options.effectiveMatching,
+                                            threads: context.threads, progress: context.progress)
+        let evidence = try fixedCameraEvidence(matching.staticFeatures, scene, context)
+        return Output(matching: matching, turntable: evidence != nil, turntableEvidence: evidence)
+    }
+
+    public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
+        guard output.matching.graph.numImages == scene.usable.images.count else {
+            throw PipelineError.io("matching checkpoint does not fit the images")
+        }
+        scene.setup = cameraSetup(scene)
+        scene.matching = output.matching
+        scene.turntable = output.turntable
+        scene.report.turntableEvidence = output.turntableEvidence
+        if output.matching.staticFeatures.isTurntable {
+            scene.report.staticFeaturesDiscarded = output.matching.staticFeatures.discardedCount
+        }
+    }
+
+    /// What shows a fixed camera (a turntable), nil for a moving one.
+    ///
+    /// Background features that stood still show it; when masks hid the background from the
+    /// features (a mask per frame around the object), the masked-out background itself does:
+    /// it does not change between frames.
+    func fixedCameraEvidence(_ staticFeatures: StaticFeatures, _ scene: ReconstructionScene,
+                             _ context: StageContext) throws -> String? {
+        if staticFeatures.isTurntable {
+            context.progress?.event(.fixedCamera, String(format: "fixed camera: %d static features discarded (%.0f%% of pairs static)",
+                                                         staticFeatures.discardedCount, 100 * staticFeatures.staticPairFraction))
+            return "static features"
+        }
+        guard let masks = scene.masks, !options.room, options.matching.stillBackground.enabled else { return nil }
+        let still = try StillBackground.test(scene.usable, masks: masks, options: options.matching.stillBackground,
+                                             threads: context.threads)
+        guard still.isStill, let change = still.medianChange else { return nil }
+        context.progress?.event(.fixedCamera, String(format: "fixed camera: the background outside the masks did not change (median %.3f over %d frame pairs)",
+                                                     change, still.conclusivePairs))
+        return "still background"
+    }
+}
+
+extension CameraSetup {
+    /// Per image, its calibration matrix when the focal length is trusted (a prior), else nil:
+    /// what matching verifies E with.
+    func trustedCalibration(imageCount: Int) -> [Matrix3?] {
+        (0..<imageCount).map { i -> Matrix3? in
+            let id = cameraOfImage[i]
+            return hasPrior[id] == true ? cameras[id.rawValue - 1].calibrationMatrix : nil
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Stage 8: `report.html` (thumbnails made in parallel) and, last, `report.json`.
+///
+/// Not checkpointed: it records this run's timings, so every run writes it. `report.json` goes
+/// last of all the run's files and whole (a temporary name, then a rename): a report that says
+/// `complete` comes from a run that finished.
+public struct ReportStage: ReconstructionStage {
+    public struct Options: StageOptions {
+        /// Whether the run did all it was asked (false after a dense failure). Default true.
+        public var complete = true
+
+        public init(complete: Bool = true) {
+            self.complete = complete
+        }
+
+        public var keyText: String { "" }
+        public func validate() throws {}
+    }
+
+    public static let name = "report"
+    public var options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// Writes both files; returns the report as written.
+    public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Report {
+        let start = DispatchTime.now()
+        var report = scene.report
+        report.complete = options.complete
+        try writePage(report, capture: scene.capture, context)
+        // This stage's own time, up to the JSON (which holds it).
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        report.stages.append(Report.Stage(name: Self.name, seconds: seconds, peakMemoryMB: PeakMemory.megabytes()))
+        try writeAtomically(report.jsonData(), to: context.layout.reportJSON)
+        return report
+    }
+
+    public func apply(_ output: Report, to scene: ReconstructionScene, _ context: StageContext) throws {
+        scene.report = output
+    }
+
+    /// Writes `report.html` with a thumbnail of every image (made in parallel, skipped when one fails).
+    func writePage(_ report: Report, capture: Capture, _ context: StageContext) throws {
+        let urls = Dictionary(capture.images.map { ($0.name, $0.url) }, uniquingKeysWith: { a, _ in a })
+        let names = report.images.map(\.name).filter { urls[$0] != nil }
+        let slots = ResultSlots<Data>(count: names.count)
+        parallelFor(names.count, threads: context.threads) { i in
+            slots[i] = try? Thumbnail.jpeg(of: urls[names[i]]!, maxSide: 160, quality: 75)
+        }
+        var thumbnails: [String: Data] = [:]
+        for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
+        let page = ReportHTML.render(report, thumbnails: thumbnails)
+        try writeAtomically(Data(page.utf8), to: context.layout.reportHTML)
+    }
+}

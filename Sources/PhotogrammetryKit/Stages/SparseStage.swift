@@ -1,0 +1,125 @@
+import Foundation
+
+/// Stage 4: tracks, focal lengths, incremental SfM and bundle adjustment; when the largest model
+/// leaves images out, a second matching pass (transitive, spatial pairs) and SfM again on it.
+public struct SparseStage: CheckpointedStage {
+    public struct Options: StageOptions {
+        /// Incremental mapping. Defaults follow COLMAP's; its thread count comes from the context.
+        public var mapper = MapperOptions()
+        /// Matching options of the second pass. Defaults from the C core.
+        public var matching = MatchingOptions()
+        /// Seed of RANSAC and sampling. Default 0.
+        public var seed: UInt64 = 0
+
+        public init() {}
+
+        public var keyText: String {
+            var mapper = self.mapper
+            mapper.numThreads = 1
+            mapper.seed = seed
+            return "mapper=\(StageKey.describe(mapper)) rematch=\(StageKey.describe(matching))"
+        }
+
+        public func validate() throws {
+            try mapper.validate()
+            try matching.validate()
+        }
+    }
+
+    /// Every model, largest first, without unregistered images.
+    public struct Output: Codable {
+        public var models: [Reconstruction]
+    }
+
+    public static let name = "sparse"
+    public var options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
+        guard let setup = scene.setup, let matching = scene.matching else { throw PipelineError.io("sparse: matching did not run") }
+        var firstSetup = setup
+        var models = try reconstruct(scene, matching.graph, &firstSetup, context)
+        if models[0].registeredImageIDs.count < scene.usable.images.count {
+            models = try secondPass(models, matching: matching, setup: setup, scene, context)
+        }
+        return Output(models: models)
+    }
+
+    public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
+        guard !output.models.isEmpty else { throw PipelineError.io("sparse checkpoint holds no model") }
+        scene.models = output.models
+        scene.summarize()
+        scene.describeModels(context)
+        scene.describeImages()
+    }
+
+    /// Tracks, focal-length initialisation and incremental SfM; every model, largest first.
+    func reconstruct(_ scene: ReconstructionScene, _ graph: MatchGraph, _ setup: inout CameraSetup,
+                     _ context: StageContext) throws -> [Reconstruction] {
+        let capture = scene.usable, features = scene.features
+        let tracks = TrackSet(graph: graph, keypointCounts: features.map(\.count))
+        for (index, camera) in setup.cameras.enumerated() where setup.hasPrior[camera.id] != true {
+            let scale = Double(max(camera.width, camera.height))
+            if let f = FocalLengthEstimation.estimate(graph: graph, camera: camera, cameraOfImage: setup.cameraOfImage,
+                                                      plausible: (0.3 * scale)...(6 * scale)) {
+                setup.cameras[index].setFocalLength(f)
+                setup.hasPrior[camera.id] = true
+                context.progress?.event(.focalLengthEstimated, String(format: "camera %d: focal length %.1f px from %@",
+                                                                      camera.id.rawValue, f, "fundamental matrices"))
+            }
+        }
+        var reconstruction = Reconstruction()
+        for camera in setup.cameras { reconstruction.addCamera(camera) }
+        for (i, image) in capture.images.enumerated() {
+            reconstruction.addImage(Image(id: ImageID(i + 1), name: image.name, cameraID: setup.cameraOfImage[i],
+                                          points2D: features[i].keypointPositions()))
+        }
+        var mapperOptions = options.mapper
+        mapperOptions.numThreads = context.threads
+        mapperOptions.seed = options.seed
+        mapperOptions.refineIntrinsics = !setup.isFixed
+        let mapper = IncrementalMapper(reconstruction: reconstruction, tracks: tracks, graph: graph,
+                                       colors: features.map(\.colors), cameraHasPrior: setup.hasPrior,
+                                       options: mapperOptions)
+        let progress = context.progress
+        mapper.onProgress = { done, total in progress?.update(stage: Self.name, done: done, total: total) ?? true }
+        _ = try mapper.run()
+        return mapper.models.map { model in
+            var model = model
+            model.removeUnregisteredImages()
+            return model
+        }
+    }
+
+    /// The second pass of stages 3 and 4: transitive and spatial pairs from the first model,
+    /// matched and verified; when they add edges, SfM runs again on the larger graph and wins if
+    /// its largest model holds more images.
+    func secondPass(_ first: [Reconstruction], matching: PairMatching.Result, setup: CameraSetup,
+                    _ scene: ReconstructionScene, _ context: StageContext) throws -> [Reconstruction] {
+        guard options.matching.rematch.transitive || options.matching.rematch.spatial else { return first }
+        let rematched = try PairMatching.rematch(matching, reconstruction: first[0], features: scene.features,
+                                                 calibration: setup.trustedCalibration(imageCount: scene.usable.images.count),
+                                                 options: options.matching, threads: context.threads, progress: context.progress)
+        let added = rematched.graph.edges.count - matching.graph.edges.count
+        guard added > 0 else { return first }
+        var retrySetup = setup
+        let retry = try reconstruct(scene, rematched.graph, &retrySetup, context)
+        let better = retry[0].registeredImageIDs.count > first[0].registeredImageIDs.count
+        context.progress?.event(.secondPass, "second pass: \(added) new verified pairs; largest model \(retry[0].registeredImageIDs.count) images "
+                                + "against \(first[0].registeredImageIDs.count)" + (better ? ", kept" : ", first pass kept"))
+        return better ? retry : first
+    }
+}
+
+extension Reconstruction {
+    /// Drops unregistered images (and cameras no image uses), as a COLMAP model holds only
+    /// registered images.
+    public mutating func removeUnregisteredImages() {
+        images = images.filter { $0.value.isRegistered }
+        let used = Set(images.values.map(\.cameraID))
+        cameras = cameras.filter { used.contains($0.key) }
+    }
+}

@@ -4,7 +4,7 @@ import PhotogrammetryKit
 /// `photogrammetry reconstruct INPUT OUTPUT [options]`.
 enum ReconstructCommand {
     static let parser = ArgumentParser(valueOptions: PipelineArguments.valueOptions.union(["detail"]),
-                                       flags: PipelineArguments.flags.union(["sparse-only"]))
+                                       flags: PipelineArguments.flags.union(["sparse-only", "no-mesh"]))
 
     /// The pipeline options of a reconstruct command line (also each capture's, in a batch).
     static func options(from parsed: ArgumentParser.Parsed) throws -> ReconstructionOptions {
@@ -16,6 +16,7 @@ enum ReconstructCommand {
             options.detail = detail
         }
         options.sparseOnly = parsed.flags.contains("sparse-only")
+        options.noMesh = parsed.flags.contains("no-mesh")
         return options
     }
 
@@ -37,11 +38,9 @@ enum ReconstructCommand {
             print(ReportSummary.text(report))
             print("model: \(layout.sparse().path)  report: \(layout.reportHTML.path)")
             if report.densePoints != nil { print("dense: \(layout.denseCloud.path)") }
-        }
-        // Everything else is written; the file asked for needs the meshing stages (issue 11).
-        if let file = layout.modelFile {
-            throw PipelineError.io("\(file.path) not written: textured meshes are not built yet; the sparse model, "
-                                   + "dense cloud and report are in \(layout.root.path)")
+            if let triangles = report.triangles, let texture = report.textureSize {
+                print("models: \(layout.modelFiles.map(\.path).joined(separator: ", ")) (\(triangles) triangles, \(texture)² texture)")
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ import PhotogrammetryKit
 let usage = """
 usage:
   photogrammetry reconstruct INPUT OUTPUT [--detail preview|reduced|medium|full|raw] [--room]
-                 [--mask mask.json|MASK_DIR|none] [--intrinsics fx,fy,cx,cy] [--sparse-only]
+                 [--mask mask.json|MASK_DIR|none] [--intrinsics fx,fy,cx,cy] [--sparse-only] [--no-mesh]
                  [--camera-model SIMPLE_RADIAL|RADIAL|SIMPLE_RADIAL_FISHEYE|...]
                  [--threads N] [--seed N] [--progress tty|json|none]
                  [--pairs auto|exhaustive|retrieval|sequential] [--neighbours K]

@@ -52,4 +52,22 @@ extension ReconstructionOptions {
         stage.seed = seed
         return stage
     }
+
+    /// Stage 8.
+    public var surfaceStage: SurfaceStage.Options {
+        var stage = SurfaceStage.Options()
+        stage.surface = surface
+        stage.surface.detail = detail
+        stage.surface.room = room
+        return stage
+    }
+
+    /// Stage 9: one page of the level's texture size.
+    public var modelStage: ModelStage.Options {
+        var stage = ModelStage.Options()
+        stage.texture = texture
+        stage.texture.pageSize = detail.textureSize
+        stage.texture.maxPages = 1
+        return stage
+    }
 }

@@ -34,6 +34,12 @@ public struct ReconstructionOptions: Sendable {
     public var mapper = MapperOptions()
     /// Stage 7; its detail, threads and seed are set from the fields above.
     public var dense = DenseOptions()
+    /// Stage 8; its detail, room and threads are set from the fields above.
+    public var surface = SurfaceOptions()
+    /// Stage 9; its page size comes from the detail level, threads from above.
+    public var texture = TextureOptions()
+    /// Stop after the dense cloud: no surface, no texture, no model files. Default false.
+    public var noMesh = false
 
     public init() {}
 
@@ -48,6 +54,8 @@ public struct ReconstructionOptions: Sendable {
         try sparseStage.validate()
         try diagnosticsStage.validate()
         try denseStage.validate()
+        try surfaceStage.validate()
+        try modelStage.validate()
     }
 }
 

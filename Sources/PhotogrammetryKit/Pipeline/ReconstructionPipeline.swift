@@ -61,8 +61,16 @@ public final class ReconstructionPipeline {
         try run(DiagnosticsStage(options: options.diagnosticsStage))        // 5. coverage, advice
         try run(ExportStage())                                              // 6. sparse/ as a set
         let dense = failure { try run(DenseStage(options: options.denseStage), skip: options.sparseOnly) } // 7. dense.ply
-        try run(ReportStage(options: .init(complete: dense == nil)))        // 8. report.html, report.json
+        let noMesh = options.sparseOnly || options.noMesh || dense != nil
+        var meshStage = SurfaceStage.name
+        let mesh = failure {
+            try run(SurfaceStage(options: options.surfaceStage), skip: noMesh)  // 8. surface, decimated
+            meshStage = ModelStage.name
+            try run(ModelStage(options: options.modelStage), skip: noMesh)      // 9. texture, model files
+        }
+        try run(ReportStage(options: .init(complete: dense == nil && mesh == nil)))  // 10. report.html, report.json
         if let dense { throw reporting(dense, as: DenseStage.name) }
+        if let mesh { throw reporting(mesh, as: meshStage) }
         return scene.report
     }
 

@@ -58,6 +58,10 @@ public struct OutputLayout: Sendable, Equatable {
     public var modelSTL: URL { root.appendingPathComponent("model.stl") }
     /// The model files a run writes into its folder: USDZ, GLB and OBJ (DESIGN.md's layout).
     public var folderModels: [URL] { [modelUSDZ, modelGLB, modelOBJ] }
+    /// The models this run writes: the file OUTPUT named, or ``folderModels``.
+    public var modelFiles: [URL] { modelFile.map { [$0] } ?? folderModels }
+    /// The surface stage's mesh (vertex colours, before texturing), inside `work/`.
+    public var surfaceMesh: URL { work.appendingPathComponent("surface.ply") }
     /// What `photogrammetry match` found.
     public var matches: URL { root.appendingPathComponent("matches.json") }
 

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Stage 8: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
+/// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`.
+public struct SurfaceStage: CheckpointedStage {
+    public struct Options: StageOptions {
+        /// Poisson, trimming, cleaning and decimation; detail and room come from the run.
+        public var surface = SurfaceOptions()
+
+        public init() {}
+
+        public var keyText: String {
+            var surface = self.surface
+            surface.numThreads = 1
+            return "surface=\(StageKey.describe(surface))"
+        }
+        public func validate() throws { try surface.validate() }
+    }
+
+    /// The mesh's size and how it was made.
+    public struct Output: Codable {
+        public var triangles: Int
+        public var vertices: Int
+        public var poissonDepth: Int
+        public var poissonTriangles: Int
+        public var steps: [SurfaceResult.StepTiming]
+    }
+
+    public static let name = "surface"
+    public var options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
+        let layout = context.layout
+        let cloud = try PointCloud.load(layout.denseCloud)
+        var surface = options.surface
+        surface.numThreads = context.threads
+        let result = try SurfaceReconstruction(options: surface).run(cloud: cloud) { done, total in
+            context.progress?.update(stage: Self.name, done: done, total: total) ?? true
+        }
+        let model = result.mesh.meshModel()
+        try ModelExporter.write(model, to: layout.surfaceMesh)
+        return Output(triangles: model.triangles.count, vertices: model.positions.count, poissonDepth: result.depth,
+                      poissonTriangles: result.poissonTriangles, steps: result.timings)
+    }
+
+    /// A loaded output stands only while `work/surface.ply` is there.
+    public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
+        guard FileManager.default.fileExists(atPath: context.layout.surfaceMesh.path) else {
+            throw PipelineError.io("\(context.layout.surfaceMesh.path) is missing")
+        }
+        scene.report.triangles = output.triangles
+    }
+}

@@ -24,5 +24,6 @@
 #include "cvis_mvs.h"
 #include "cvis_cloud.h"
 #include "cvis_texture.h"
+#include "cvis_render.h"
 
 #endif

@@ -25,6 +25,9 @@ usage:
                  # Poisson mesh of a cloud with normals: OUTPUT/model.usdz, model.glb, model.obj,
                  # or the one file OUTPUT names (.usdz/.glb/.obj/.ply/.stl)
   photogrammetry stats MODEL_FILE... [--json]  # vertices, triangles, bounding box, textures, bytes
+  photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]
+                 # RGBA PNGs of a model, flat-shaded: front/right/back/left.png (SIZE: longer side,
+                 # default 1024), or one per image of a COLMAP text model (its camera and size)
   photogrammetry --version
 """
 
@@ -46,6 +49,7 @@ do {
     case "compare-cloud": try CompareCloudCommand.run(arguments)
     case "mesh": try MeshCommand.run(arguments)
     case "stats": try StatsCommand.run(arguments)
+    case "render": try RenderCommand.run(arguments)
     case "--version", "version": print("photogrammetry 0.1.0")
     case "--help", "-h", "help": print(usage)
     default:

@@ -5,22 +5,7 @@ import Foundation
 /// beside the file.
 extension ModelStats {
     static func glb(_ data: Data, name: String, folder: URL) throws -> ModelStats {
-        let reader = ByteReader(data, name: name)
-        guard data.count >= 20, try reader.u32(0) == 0x4654_6C67 else {
-            throw ModelStatsError(message: "\(name): not a glTF binary (no glTF magic)")
-        }
-        guard try reader.u32(4) == 2 else { throw ModelStatsError(message: "\(name): glTF version \(try reader.u32(4)), want 2") }
-        let jsonLength = Int(try reader.u32(12))
-        guard try reader.u32(16) == 0x4E4F_534A else { throw ModelStatsError(message: "\(name): first chunk is not JSON") }
-        let jsonData = try reader.bytes(20, jsonLength)
-        var binary = Data()
-        let binStart = 20 + jsonLength
-        if binStart + 8 <= data.count, try reader.u32(binStart + 4) == 0x004E_4942 {
-            binary = try reader.bytes(binStart + 8, Int(try reader.u32(binStart)))
-        }
-        guard let json = try? JSONSerialization.jsonObject(with: jsonData) as? [String: Any] else {
-            throw ModelStatsError(message: "\(name): the JSON chunk is not a JSON object")
-        }
+        let (json, binary) = try ModelReader.glbChunks(data, name: name)
         let accessors = json["accessors"] as? [[String: Any]] ?? []
         func accessor(_ index: Any?) throws -> [String: Any] {
             guard let i = index as? Int, accessors.indices.contains(i) else {

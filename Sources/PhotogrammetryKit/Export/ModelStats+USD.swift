@@ -42,7 +42,7 @@ extension ModelStats {
     }
 
     /// The byte ranges inside `[...]` of every attribute `type name = [`.
-    private static func arrays(named name: String, ofType type: String, in bytes: [UInt8]) -> [Range<Int>] {
+    static func arrays(named name: String, ofType type: String, in bytes: [UInt8]) -> [Range<Int>] {
         let needle = Array("\(type) \(name) = [".utf8)
         var ranges: [Range<Int>] = []
         var at = 0
@@ -63,7 +63,7 @@ extension ModelStats {
         return Double(String(decoding: tail, as: UTF8.self))
     }
 
-    private static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+    static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
         guard !needle.isEmpty, bytes.count >= needle.count else { return nil }
         var i = from
         let first = needle[0]

@@ -1,0 +1,115 @@
+// Encoded images in memory to pixels (textures inside GLB and USDZ files), and pixels to PNG
+// files written atomically (renders).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "../util/status.h"
+
+struct cvis_image {
+  int32_t width = 0, height = 0, channels = 0;
+  std::vector<uint8_t> pixels;
+};
+
+extern "C" cvis_status cvis_image_decode(const uint8_t* data, size_t size, int32_t channels, cvis_image** out) {
+  using namespace cvis;
+  return Guard([&]() -> cvis_status {
+    if (out == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_image_decode: out is NULL");
+    *out = nullptr;
+    if (channels != 3 && channels != 4) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("cvis_image_decode: channels ", channels, ", want 3 or 4"));
+    }
+    if (data == nullptr || size == 0) return Fail(CVIS_DECODE_ERROR, "empty image data");
+    const cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t*>(data));
+    cv::Mat image;
+    try {
+      image = cv::imdecode(encoded, cv::IMREAD_UNCHANGED);
+    } catch (const cv::Exception& error) {
+      return Fail(CVIS_DECODE_ERROR, Str("not a decodable image (", error.what(), ")"));
+    }
+    if (image.empty()) return Fail(CVIS_DECODE_ERROR, "not a decodable image (PNG, JPEG, ...)");
+    if (image.depth() == CV_16U) image.convertTo(image, CV_8U, 1.0 / 257.0);
+    if (image.depth() != CV_8U) return Fail(CVIS_DECODE_ERROR, "unsupported image depth (want 8 or 16 bits)");
+    cv::Mat converted;
+    const int c = image.channels();
+    if (channels == 3) {
+      if (c == 1) cv::cvtColor(image, converted, cv::COLOR_GRAY2RGB);
+      else if (c == 3) cv::cvtColor(image, converted, cv::COLOR_BGR2RGB);
+      else if (c == 4) cv::cvtColor(image, converted, cv::COLOR_BGRA2RGB);
+      else return Fail(CVIS_DECODE_ERROR, Str("unsupported image with ", c, " channels"));
+    } else {
+      if (c == 1) cv::cvtColor(image, converted, cv::COLOR_GRAY2RGBA);
+      else if (c == 3) cv::cvtColor(image, converted, cv::COLOR_BGR2RGBA);
+      else if (c == 4) cv::cvtColor(image, converted, cv::COLOR_BGRA2RGBA);
+      else return Fail(CVIS_DECODE_ERROR, Str("unsupported image with ", c, " channels"));
+    }
+    auto result = std::make_unique<cvis_image>();
+    result->width = converted.cols;
+    result->height = converted.rows;
+    result->channels = channels;
+    result->pixels.resize(size_t(converted.cols) * converted.rows * channels);
+    for (int y = 0; y < converted.rows; ++y) {
+      const uint8_t* row = converted.ptr<uint8_t>(y);
+      std::copy(row, row + size_t(converted.cols) * channels, result->pixels.data() + size_t(y) * converted.cols * channels);
+    }
+    *out = result.release();
+    return CVIS_OK;
+  });
+}
+
+extern "C" void cvis_image_destroy(cvis_image* image) { delete image; }
+extern "C" int32_t cvis_image_width(const cvis_image* image) { return image ? image->width : 0; }
+extern "C" int32_t cvis_image_height(const cvis_image* image) { return image ? image->height : 0; }
+extern "C" int32_t cvis_image_channels(const cvis_image* image) { return image ? image->channels : 0; }
+extern "C" const uint8_t* cvis_image_pixels(const cvis_image* image) {
+  return image && !image->pixels.empty() ? image->pixels.data() : nullptr;
+}
+
+extern "C" cvis_status cvis_image_write_png(const char* path, int32_t width, int32_t height, int32_t channels,
+                                            const uint8_t* pixels) {
+  using namespace cvis;
+  return Guard([&]() -> cvis_status {
+    if (path == nullptr || pixels == nullptr || width < 1 || height < 1 ||
+        (channels != 1 && channels != 3 && channels != 4)) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_image_write_png: no path or pixels, or a bad size or channel count");
+    }
+    const int type = channels == 1 ? CV_8UC1 : channels == 3 ? CV_8UC3 : CV_8UC4;
+    const cv::Mat image(height, width, type, const_cast<uint8_t*>(pixels));
+    cv::Mat bgr;
+    if (channels == 3) cv::cvtColor(image, bgr, cv::COLOR_RGB2BGR);
+    else if (channels == 4) cv::cvtColor(image, bgr, cv::COLOR_RGBA2BGRA);
+    else bgr = image;
+    std::vector<uint8_t> encoded;
+    if (!cv::imencode(".png", bgr, encoded)) return Fail(CVIS_INTERNAL_ERROR, Str(path, ": PNG encoding failed"));
+    const std::filesystem::path target(path);
+    const std::filesystem::path temporary =
+        target.parent_path() / ("." + target.filename().string() + ".tmp");
+    {
+      FILE* file = std::fopen(temporary.c_str(), "wb");
+      if (file == nullptr) return Fail(CVIS_IO_ERROR, Str(path, ": cannot write (", std::strerror(errno), ")"));
+      const size_t written = std::fwrite(encoded.data(), 1, encoded.size(), file);
+      const bool closed = std::fclose(file) == 0;
+      if (written != encoded.size() || !closed) {
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        return Fail(CVIS_IO_ERROR, Str(path, ": cannot write (disk full?)"));
+      }
+    }
+    std::error_code error;
+    std::filesystem::rename(temporary, target, error);
+    if (error) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      return Fail(CVIS_IO_ERROR, Str(path, ": cannot write (", error.message(), ")"));
+    }
+    return CVIS_OK;
+  });
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// USD text layers, alone (`.usda`) or as a USDZ package's root layer: every Mesh's `points`,
+/// `faceVertexCounts` and `faceVertexIndices` (polygons as fans), `primvars:displayColor`
+/// (linear, per vertex or constant), `primvars:st` (per vertex or face-varying; v up, as ours) and
+/// the texture a UsdUVTexture's `inputs:file` names inside the package (else its first image).
+extension ModelReader {
+    static func usdz(_ data: Data, name: String) throws -> MeshModel {
+        let entries = try StoredZip.entries(of: data, name: name)
+        guard let root = entries.first else { throw ModelStatsError(message: "\(name): empty USDZ package") }
+        return try usda(root.data, name: "\(name): \(root.name)",
+                        package: entries.dropFirst().map { ($0.name, $0.data) }, file: name)
+    }
+
+    /// `package` holds the other files of a USDZ (name, bytes); `file` names the package.
+    static func usda(_ data: Data, name: String, package: [(String, Data)], file: String? = nil) throws -> MeshModel {
+        if data.starts(with: Array("PXR-USDC".utf8)) {
+            throw ModelStatsError(message: "\(name): binary USD layer (usdc) is not supported; convert it to text (usda) with usdcat")
+        }
+        guard data.starts(with: Array("#usda".utf8)) else {
+            throw ModelStatsError(message: "\(name): not a USD text layer (no #usda header)")
+        }
+        let bytes = [UInt8](data)
+        func lists(_ attribute: String, _ types: [String]) -> [[Double]] {
+            types.flatMap { ModelStats.arrays(named: attribute, ofType: $0, in: bytes) }
+                .sorted { $0.lowerBound < $1.lowerBound }
+                .map { ModelStats.numbers(in: bytes[$0]) }
+        }
+        let pointLists = lists("points", ["point3f[]"])
+        let countLists = lists("faceVertexCounts", ["int[]"])
+        let indexLists = lists("faceVertexIndices", ["int[]"])
+        let colorLists = lists("primvars:displayColor", ["color3f[]"])
+        let stLists = lists("primvars:st", ["texCoord2f[]", "float2[]"])
+        guard !pointLists.isEmpty, pointLists.count == countLists.count, pointLists.count == indexLists.count else {
+            throw ModelStatsError(message: "\(name): no Mesh with points, faceVertexCounts and faceVertexIndices")
+        }
+        var positions: [SIMD3<Float>] = [], colors: [SIMD3<UInt8>] = [], uvs: [SIMD2<Float>] = []
+        var triangles: [SIMD3<Int32>] = []
+        var textured = stLists.count == pointLists.count
+        for m in pointLists.indices {
+            let points = pointLists[m], counts = countLists[m].map(safeInt), indices = indexLists[m].map { Int32(clamping: safeInt($0)) }
+            guard points.count % 3 == 0 else { throw ModelStatsError(message: "\(name): points are not triples") }
+            let n = points.count / 3
+            guard counts.allSatisfy({ $0 >= 0 && $0 < 1 << 20 }), counts.reduce(0, +) == indices.count else {
+                throw ModelStatsError(message: "\(name): faceVertexCounts do not add up to faceVertexIndices")
+            }
+            guard indices.allSatisfy({ $0 >= 0 && Int($0) < n }) else {
+                throw ModelStatsError(message: "\(name): a face refers to a missing point")
+            }
+            var meshColors = [SIMD3<UInt8>](repeating: grey, count: n)
+            if m < colorLists.count {
+                let c = colorLists[m].map { sRGBByte(linear: $0) }
+                if c.count == 3 * n {
+                    for i in 0..<n { meshColors[i] = SIMD3(c[3 * i], c[3 * i + 1], c[3 * i + 2]) }
+                } else if c.count == 3 {
+                    meshColors = [SIMD3<UInt8>](repeating: SIMD3(c[0], c[1], c[2]), count: n)
+                }
+            }
+            let st = textured ? stLists[m] : []
+            let faceVarying = textured && st.count == 2 * indices.count && st.count != 2 * n
+            if textured, !faceVarying, st.count != 2 * n { textured = false }
+            // Face-varying texture coordinates: one vertex per face corner.
+            var corner = [Int32](repeating: 0, count: indices.count)
+            let base = Int32(positions.count)
+            if faceVarying {
+                for (k, i) in indices.enumerated() {
+                    corner[k] = base + Int32(k)
+                    positions.append(SIMD3(Float(points[3 * Int(i)]), Float(points[3 * Int(i) + 1]), Float(points[3 * Int(i) + 2])))
+                    colors.append(meshColors[Int(i)])
+                    uvs.append(SIMD2(Float(st[2 * k]), Float(st[2 * k + 1])))
+                }
+            } else {
+                for i in 0..<n {
+                    positions.append(SIMD3(Float(points[3 * i]), Float(points[3 * i + 1]), Float(points[3 * i + 2])))
+                    uvs.append(st.isEmpty ? .zero : SIMD2(Float(st[2 * i]), Float(st[2 * i + 1])))
+                }
+                colors += meshColors
+                for (k, i) in indices.enumerated() { corner[k] = base + i }
+            }
+            var at = 0
+            for count in counts {
+                if count >= 3 {
+                    for k in 1..<(count - 1) { triangles.append(SIMD3(corner[at], corner[at + k], corner[at + k + 1])) }
+                }
+                at += max(0, count)
+            }
+        }
+        var texture: MeshMaterial.Texture?
+        if textured {
+            let images = package.filter { ["png", "jpg", "jpeg"].contains(($0.0 as NSString).pathExtension.lowercased()) }
+            let named = assetFile(in: bytes)
+            if let image = images.first(where: { $0.0 == named }) ?? images.first {
+                texture = ModelReader.texture(image.1, fileName: (image.0 as NSString).lastPathComponent)
+            }
+        }
+        return try model(positions: positions, colors: colors, uvs: texture == nil ? nil : uvs, triangles: triangles,
+                         texture: texture, name: file ?? name)
+    }
+
+    /// A list entry as an integer (-1 when it is not one).
+    private static func safeInt(_ value: Double) -> Int { Int(exactly: value) ?? -1 }
+
+    /// The file a layer's first `asset inputs:file = @NAME@` names, or nil.
+    private static func assetFile(in bytes: [UInt8]) -> String? {
+        let needle = Array("asset inputs:file = @".utf8)
+        guard let start = ModelStats.find(needle, in: bytes, from: 0) else { return nil }
+        let tail = bytes[(start + needle.count)...].prefix { $0 != UInt8(ascii: "@") && $0 != 0x0A }
+        return String(decoding: tail, as: UTF8.self)
+    }
+}

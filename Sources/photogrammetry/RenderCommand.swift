@@ -1,0 +1,104 @@
+import Foundation
+import PhotogrammetryKit
+
+/// `photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]`: PNG renders of a model file,
+/// offscreen on the CPU, flat (ambient) shading so that shadows are never mistaken for detail.
+enum RenderCommand {
+    static let help = """
+    usage: photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]
+
+    Renders a model file (.usdz with a text USDA layer, .usda, .glb, .obj with its .mtl and
+    texture, .ply, .stl) to RGBA PNGs in OUT_DIR with the core's z-buffer rasteriser: ambient
+    light only (each pixel is the texture's or the vertex colours' own colour, unlit; STL grey),
+    both sides of every triangle, a transparent background (alpha 255 where the surface covers
+    the pixel centre, else 0), no anti-aliasing.
+
+    Without --cameras: front.png, right.png, back.png, left.png, looking at the bounding box's
+    centre from +Z, +X, -Z, -X (Y up) at 30 degrees elevation, the box filling the frame with a
+    5% margin; SIZE is the longer side in pixels (default 1024).
+    With --cameras MODEL (a COLMAP text model folder, or a reconstruction's OUTPUT folder): one
+    PNG per registered image, named after it (IMG_0001.jpg -> OUT_DIR/IMG_0001.png), from the
+    image's pose with its camera's focal length and principal point at its image size (scaled
+    so that the longer side is SIZE when given). Distortion is ignored: the render shows what
+    the undistorted photo shows. Fisheye cameras are refused.
+    """
+
+    static let parser = ArgumentParser(valueOptions: ["cameras"], flags: [])
+
+    static func run(_ arguments: [String]) throws {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help)
+            return
+        }
+        let parsed = try parser.parse(arguments)
+        guard (2...3).contains(parsed.positionals.count) else {
+            throw ArgumentParser.Failure(description: "render takes FILE, OUT_DIR and optionally SIZE (the longer side in pixels)")
+        }
+        var size: Int?
+        if parsed.positionals.count == 3 {
+            guard let n = Int(parsed.positionals[2]), (16...16384).contains(n) else {
+                throw ArgumentParser.Failure(description: "SIZE wants an integer from 16 to 16384 (pixels of the longer side)")
+            }
+            size = n
+        }
+        guard !parsed.positionals[1].isEmpty else {
+            throw ArgumentParser.Failure(description: "OUT_DIR is empty (\"\"): name a folder")
+        }
+        let file = URL(fileURLWithPath: parsed.positionals[0])
+        let output = URL(fileURLWithPath: parsed.positionals[1])
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw MeshFailure("cannot write OUT_DIR \(output.path): it is a file, not a folder")
+        }
+
+        // Everything is read and checked before anything is written.
+        let started = Date()
+        let model: MeshModel
+        do { model = try ModelReader.read(file) } catch { throw MeshFailure("\(error)") }
+        guard let bounds = model.bounds, bounds.min.x.isFinite, bounds.max.x.isFinite else {
+            throw MeshFailure("\(file.path): no finite vertices to render")
+        }
+        let renderer: MeshRenderer
+        do { renderer = try MeshRenderer(model) } catch { throw MeshFailure("\(file.path): \(error)") }
+        let views: [RenderViews.View]
+        if let cameras = parsed["cameras"] {
+            let folder = Reconstruction.colmapModelDirectory(URL(fileURLWithPath: cameras))
+            do {
+                let reconstruction = try Reconstruction.readColmapText(from: folder)
+                views = try RenderViews.cameras(of: reconstruction, longerSide: size,
+                                                nearDepth: 1e-4 * max(length(bounds.size), 1e-12))
+            } catch {
+                throw MeshFailure("\(folder.path): \(error)")
+            }
+            guard !views.isEmpty else { throw MeshFailure("\(folder.path): no registered images to render from") }
+        } else {
+            views = RenderViews.orbit(around: bounds, longerSide: size ?? 1024)
+        }
+        let loadSeconds = Date().timeIntervalSince(started)
+
+        print("model: \(file.path): \(model.triangles.count) triangles, \(model.positions.count) vertices, "
+              + (model.material.texture.map { "texture \($0.width) x \($0.height)" } ?? "vertex colours")
+              + " (read in \(format(loadSeconds)) s)")
+        var renderSeconds = 0.0
+        for view in views {
+            let target = output.appendingPathComponent(view.fileName)
+            do {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            } catch {
+                throw MeshFailure("cannot write OUT_DIR \(output.path): \(error.localizedDescription)")
+            }
+            let start = Date()
+            let image = try renderer.render(view.camera)
+            let seconds = Date().timeIntervalSince(start)
+            renderSeconds += seconds
+            do { try image.writePNG(to: target) } catch { throw MeshFailure("\(error)") }
+            var covered = 0
+            for i in stride(from: 3, to: image.pixels.count, by: 4) where image.pixels[i] != 0 { covered += 1 }
+            let percent = 100 * Double(covered) / Double(max(1, image.width * image.height))
+            print("\(target.path): \(image.width) x \(image.height), \(format(percent, 1))% covered, rendered in \(format(seconds, 3)) s")
+        }
+        print("\(views.count) views rendered in \(format(renderSeconds, 2)) s")
+    }
+
+    static func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
+}

@@ -42,5 +42,11 @@ enum ReconstructCommand {
                 print("models: \(layout.modelFiles.map(\.path).joined(separator: ", ")) (\(triangles) triangles, \(texture)² texture)")
             }
         }
+        // The file asked for by name needs the mesh stages, which these flags skip.
+        if let file = layout.modelFile, options.sparseOnly || options.noMesh {
+            let flag = options.sparseOnly ? "--sparse-only" : "--no-mesh"
+            let made = options.sparseOnly ? "the sparse model and report" : "the sparse model, dense cloud and report"
+            throw PipelineError.io("\(file.path) not written: \(flag) stops before the mesh; \(made) are in \(layout.root.path)")
+        }
     }
 }

@@ -175,8 +175,8 @@ final class CommandLineTests: XCTestCase {
         let file = work.appendingPathComponent("chair.USDZ")
         let outcome = try run(["reconstruct", input.path, file.path, "--sparse-only", "--progress", "none"])
         XCTAssertEqual(outcome.status, 1)
-        XCTAssertEqual(outcome.errorLines, ["photogrammetry: error: \(file.path) not written: textured meshes are not built "
-                                            + "yet; the sparse model, dense cloud and report are in \(work.path)/chair"])
+        XCTAssertEqual(outcome.errorLines, ["photogrammetry: error: \(file.path) not written: --sparse-only stops before "
+                                            + "the mesh; the sparse model and report are in \(work.path)/chair"])
         let folder = work.appendingPathComponent("chair")
         for name in ["report.json", "report.html", "sparse/images.txt"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), name)

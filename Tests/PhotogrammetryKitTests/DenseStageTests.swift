@@ -102,6 +102,17 @@ final class DenseStageTests: XCTestCase {
         let median = try XCTUnwrap(distances.median())
         XCTAssertLessThan(median / size, 0.02, "median distance to the nearest sparse point, relative to the scene")
 
+        // The mesh stages: a textured model below preview's cap, the same in the three formats.
+        let triangles = try XCTUnwrap(report.triangles)
+        XCTAssertLessThan(triangles, 25_000, "preview's cap")
+        XCTAssertGreaterThan(triangles, 10_000, "a cloud of \(densePoints) points decimates to near the cap")
+        XCTAssertEqual(report.textureSize, 1024)
+        for name in ["model.usdz", "model.glb", "model.obj"] {
+            let stats = try ModelStats.read(output.appendingPathComponent(name))
+            XCTAssertEqual(stats.triangles, triangles, name)
+            XCTAssertEqual(stats.textures.map(\.width), [1024], name)
+        }
+
         // A rerun reuses every depth map and the cloud.
         let depthFolder = output.appendingPathComponent("work/dense/depth")
         let stamps = try Self.modificationDates(depthFolder)

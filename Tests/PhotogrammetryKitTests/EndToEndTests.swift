@@ -29,7 +29,8 @@ final class EndToEndTests: XCTestCase {
         XCTAssertGreaterThan(report.points3D, 1000)
         XCTAssertEqual(report.stages.filter { !$0.skipped }.map(\.name),
                        ["ingest", "features", "matching", "sparse", "diagnostics", "export", "report"])
-        XCTAssertEqual(report.stages.filter(\.skipped).map(\.name), ["dense"], "--sparse-only: the dense stage's skip flag")
+        XCTAssertEqual(report.stages.filter(\.skipped).map(\.name), ["dense", "surface", "model"],
+                       "--sparse-only: the skip flags of dense and the mesh stages")
 
         // The diagnosis agrees with the same measures taken on the ground-truth cameras.
         XCTAssertEqual(report.captureKind, "orbit")

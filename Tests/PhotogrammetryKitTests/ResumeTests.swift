@@ -36,8 +36,9 @@ final class ResumeTests: XCTestCase {
         let first = try ReconstructionPipeline(input: copyA, output: output, options: options, progress: nil).run()
         XCTAssertEqual(first.imagesRegistered, 12)
         XCTAssertEqual(resumed(first), [])
-        XCTAssertEqual(first.stages.map(\.name), ["ingest", "features", "matching", "sparse", "diagnostics", "export", "dense", "report"])
-        XCTAssertEqual(first.stages.filter(\.skipped).map(\.name), ["dense"])
+        XCTAssertEqual(first.stages.map(\.name), ["ingest", "features", "matching", "sparse", "diagnostics", "export", "dense",
+                                                   "surface", "model", "report"])
+        XCTAssertEqual(first.stages.filter(\.skipped).map(\.name), ["dense", "surface", "model"])
         XCTAssertTrue(first.stages.filter { !$0.skipped }.allSatisfy { $0.peakMemoryMB ?? 0 > 0 })
         let model = try files(output.appendingPathComponent("sparse"))
 

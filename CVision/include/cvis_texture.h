@@ -26,9 +26,9 @@ typedef struct cvis_texture_options {
                                    view, against a data cost in [0, 1] (1 - quality / best) */
   int32_t smoothing_iterations; /* default 10: rounds of iterated conditional modes */
   int32_t max_views_per_face;   /* default 8: the best views by quality a face may choose from */
-  int32_t level_seams;          /* default 1: solve per-chart colour offsets that agree across
+  int32_t level_seams;          /* default 1: solve per-view colour offsets that agree across
                                    seams (0: off) */
-  double seam_regularization;   /* default 0.1: pull of each chart's offset towards 0, per seam
+  double seam_regularization;   /* default 0.1: pull of each view's offset towards 0, per seam
                                    edge's weight 1 (keeps the overall brightness) */
   int32_t num_threads;          /* default 2 */
 } cvis_texture_options;

@@ -87,7 +87,7 @@ std::array<float, 3> SamplePage(const std::vector<uint8_t>& page, int size, doub
 
 // Seam samples from the faces on either side of every edge between two textured charts: each
 // face's mean colour in its own chart's view against the other chart's, where the face is a
-// candidate of both.
+// candidate of both; a sample is between the two views.
 std::vector<SeamSample> CollectSeamSamples(const Mesh& mesh, const std::vector<Chart>& charts,
                                            const std::vector<int64_t>& chart_of,
                                            const std::vector<std::array<int64_t, 3>>& neighbours,
@@ -108,7 +108,7 @@ std::vector<SeamSample> CollectSeamSamples(const Mesh& mesh, const std::vector<C
       // Face f, beside chart b: its colour in a's view and in b's (each side adds its own face).
       const auto* own = color_in(f, charts[a].view);
       const auto* other = color_in(f, charts[b].view);
-      if (own != nullptr && other != nullptr) samples.push_back({a, b, *own, *other});
+      if (own != nullptr && other != nullptr) samples.push_back({charts[a].view, charts[b].view, *own, *other});
     }
   }
   return samples;
@@ -262,16 +262,17 @@ extern "C" cvis_status cvis_texture_mesh(int64_t num_vertices, const float* vert
 
     if (options->level_seams) {
       const auto samples = CollectSeamSamples(mesh, charts, chart_of, neighbours, candidates);
-      const auto offsets = LevelSeams(int64_t(charts.size()), samples, options->seam_regularization);
+      const auto offsets = LevelSeams(num_views, samples, options->seam_regularization);
       for (size_t c = 0; c < charts.size(); ++c) {
         const Chart& chart = charts[c];
         if (chart.view < 0) continue;
+        const auto& offset = offsets[chart.view];
         auto& page = atlas->pages[chart.page];
         for (int y = chart.y; y < chart.y + chart.height; ++y) {
           for (int x = chart.x; x < chart.x + chart.width; ++x) {
             uint8_t* texel = &page[(size_t(y) * size + x) * 3];
             for (int k = 0; k < 3; ++k) {
-              texel[k] = uint8_t(std::clamp(std::lround(texel[k] + offsets[c][k]), 0L, 255L));
+              texel[k] = uint8_t(std::clamp(std::lround(texel[k] + offset[k]), 0L, 255L));
             }
           }
         }

@@ -93,15 +93,19 @@ inline double PixelToTexel(double pixel, double min, double scale, int padding) 
   return (pixel - min) * scale + padding;
 }
 
-// Offsets (RGB, added to every texel of a chart) that make the colours on both sides of each seam
-// agree in the least-squares sense, with a pull towards zero of weight options.seam_regularization.
-// A sample is one face beside a seam between charts a and b: its mean colour in a's view and in
-// b's view (the same surface in both, so only exposure differs).
+// Offsets (RGB, added to every texel a view gives the atlas) that make the colours on both sides
+// of each seam agree in the least-squares sense, with a pull towards zero of weight
+// options.seam_regularization. One offset per view, not per chart: exposure and white balance
+// belong to a photo, and thousands of seam samples per view average out what is not exposure (a
+// face's colour differs between two views also where the geometry is a little off; per-chart
+// offsets, fitted to a few samples each, took that noise for exposure: -1.7 dB on
+// synthetic-orbit). A sample is one face beside a seam between views a and b: its mean colour in
+// a and in b (the same surface in both).
 struct SeamSample {
-  int64_t chart_a, chart_b;
+  int64_t view_a, view_b;
   std::array<float, 3> color_a, color_b;
 };
-std::vector<std::array<float, 3>> LevelSeams(int64_t num_charts, const std::vector<SeamSample>& samples,
+std::vector<std::array<float, 3>> LevelSeams(int64_t num_views, const std::vector<SeamSample>& samples,
                                              double regularization);
 
 }  // namespace cvis::texture

@@ -19,9 +19,9 @@ public struct TextureOptions: Equatable, Sendable {
     public var smoothingIterations = Int(CoreDefaults.texture.smoothing_iterations)
     /// The best views by quality a face may choose from.
     public var maxViewsPerFace = Int(CoreDefaults.texture.max_views_per_face)
-    /// Whether per-chart colour offsets level exposure steps across seams.
+    /// Whether per-view colour offsets level exposure steps across seams.
     public var levelSeams = CoreDefaults.texture.level_seams != 0
-    /// Pull of each chart's offset towards zero, against a seam sample's weight of 1.
+    /// Pull of each view's offset towards zero, against a seam sample's weight of 1.
     public var seamRegularization = CoreDefaults.texture.seam_regularization
     /// Worker threads.
     public var numThreads = Int(CoreDefaults.texture.num_threads)

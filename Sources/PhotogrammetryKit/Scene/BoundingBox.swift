@@ -29,3 +29,19 @@ public struct BoundingBox: Sendable, Equatable, Codable {
         return BoundingBox(min: min - margin, max: max + margin)
     }
 }
+
+extension BoundingBox {
+    /// The box from the `lower` to the `upper` quantile of the points along each axis: the
+    /// extent of most of them, a few stray ones left out. Nil for no points.
+    public init?(quantilesOf points: [SIMD3<Double>], lower: Double, upper: Double) {
+        guard !points.isEmpty else { return nil }
+        var low = SIMD3<Double>(), high = SIMD3<Double>()
+        for axis in 0..<3 {
+            let values = points.map { $0[axis] }.sorted()
+            let last = Double(values.count - 1)
+            low[axis] = values[Int((lower * last).rounded())]
+            high[axis] = values[Int((upper * last).rounded())]
+        }
+        self.init(min: low, max: high)
+    }
+}

@@ -27,6 +27,8 @@ public struct SurfaceStage: CheckpointedStage {
     }
 
     public static let name = "surface"
+    /// Objects: the share of sparse points left out of the region on each side of each axis.
+    public static let regionQuantile = 0.02
     public var options: Options
 
     public init(options: Options) {
@@ -38,6 +40,13 @@ public struct SurfaceStage: CheckpointedStage {
         let cloud = try PointCloud.load(layout.denseCloud)
         var surface = options.surface
         surface.numThreads = context.threads
+        // An object is kept to where the sparse points are: the features found it, while the
+        // dense cloud also holds whatever background PatchMatch could fill (templeRing's dark
+        // backdrop); the cloud's own extent is the fallback.
+        if !surface.room, surface.region == nil {
+            surface.region = BoundingBox(quantilesOf: scene.model.points3D.values.map(\.position),
+                                         lower: Self.regionQuantile, upper: 1 - Self.regionQuantile)
+        }
         let result = try SurfaceReconstruction(options: surface).run(cloud: cloud) { done, total in
             context.progress?.update(stage: Self.name, done: done, total: total) ?? true
         }

@@ -107,6 +107,8 @@ final class DenseStageTests: XCTestCase {
         XCTAssertLessThan(triangles, 25_000, "preview's cap")
         XCTAssertGreaterThan(triangles, 10_000, "a cloud of \(densePoints) points decimates to near the cap")
         XCTAssertEqual(report.textureSize, 1024)
+        XCTAssertEqual(report.texturePages, 1)
+        XCTAssertEqual(report.meshUnits, "sparse model units")
         for name in ["model.usdz", "model.glb", "model.obj"] {
             let stats = try ModelStats.read(output.appendingPathComponent(name))
             XCTAssertEqual(stats.triangles, triangles, name)

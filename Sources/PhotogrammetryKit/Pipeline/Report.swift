@@ -85,8 +85,13 @@ public struct Report: Codable, Sendable {
     public var detail: String = "full"
     /// Points in `dense.ply`; nil when the dense stage did not run (`--sparse-only`, `diagnose`).
     public var densePoints: Int?
+    /// Triangles of the model files; nil without the mesh stages.
     public var triangles: Int?
+    /// Side of a texture page in pixels, and the number of pages; nil without the mesh stages.
     public var textureSize: Int?
+    public var texturePages: Int?
+    /// What one unit of the model files is: "sparse model units" until metric scale is known.
+    public var meshUnits: String?
     public var stages: [Stage] = []
     public var version = "0.1.0"
     /// The capture read, absolute.
@@ -109,7 +114,7 @@ public struct Report: Codable, Sendable {
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
         case blurFloor = "blur_floor", masks, texture, images
         case models, advice, detail, densePoints = "dense_points", triangles
-        case textureSize = "texture_size", stages, version
+        case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
         case input, options, optionsFingerprint = "options_fingerprint", complete
     }
 
@@ -124,7 +129,7 @@ public struct Report: Codable, Sendable {
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
-                    "texture_size", "input", "options", "options_fingerprint"]
+                    "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint"]
             where object[key] == nil {
             object[key] = NSNull()
         }

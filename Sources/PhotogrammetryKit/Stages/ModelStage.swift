@@ -74,5 +74,8 @@ public struct ModelStage: CheckpointedStage {
         }
         scene.report.triangles = output.triangles
         scene.report.textureSize = output.textureSize
+        scene.report.texturePages = 1
+        // No metric scale yet (LiDAR depth and pose priors are issue 12): the sparse model's units.
+        scene.report.meshUnits = "sparse model units"
     }
 }

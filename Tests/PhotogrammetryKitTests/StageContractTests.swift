@@ -5,7 +5,7 @@ import XCTest
 /// The stage contract: keys chain (an option changes its stage's key and those after it only),
 /// skip flags hold, checkpoints are used under their key alone, leftovers go.
 final class StageContractTests: XCTestCase {
-    /// The keys of stages 2-7 after an ingest key, for `options`.
+    /// The keys of stages 2-9 after an ingest key, for `options`.
     private func keys(_ options: ReconstructionOptions) -> [String: String] {
         var key = "ingest-output"
         var keys: [String: String] = [:]
@@ -19,13 +19,15 @@ final class StageContractTests: XCTestCase {
         chain(DiagnosticsStage(options: options.diagnosticsStage))
         chain(ExportStage())
         chain(DenseStage(options: options.denseStage))
+        chain(SurfaceStage(options: options.surfaceStage))
+        chain(ModelStage(options: options.modelStage))
         return keys
     }
 
     /// The stages whose keys differ between `a` and `b`.
     private func changed(_ a: ReconstructionOptions, _ b: ReconstructionOptions) -> [String] {
         let ka = keys(a), kb = keys(b)
-        return ["features", "matching", "sparse", "diagnostics", "export", "dense"].filter { ka[$0] != kb[$0] }
+        return ["features", "matching", "sparse", "diagnostics", "export", "dense", "surface", "model"].filter { ka[$0] != kb[$0] }
     }
 
     func testAnOptionChangesItsStageAndLaterStagesOnly() {
@@ -33,19 +35,26 @@ final class StageContractTests: XCTestCase {
         XCTAssertEqual(changed(base, base), [], "keys are the same in every call")
         var mapper = base
         mapper.mapper.initMinNumPoints = 99
-        XCTAssertEqual(changed(base, mapper), ["sparse", "diagnostics", "export", "dense"])
+        let downstream = ["diagnostics", "export", "dense", "surface", "model"]
+        XCTAssertEqual(changed(base, mapper), ["sparse"] + downstream)
         var detail = base
         detail.detail = .preview
-        XCTAssertEqual(changed(base, detail), ["dense"])
+        XCTAssertEqual(changed(base, detail), ["dense", "surface", "model"], "the level sets the working size, cap and page")
         var sift = base
         sift.sift.maxFeatures = 4000
-        XCTAssertEqual(changed(base, sift), ["features", "matching", "sparse", "diagnostics", "export", "dense"])
+        XCTAssertEqual(changed(base, sift), ["features", "matching", "sparse"] + downstream)
         var pairs = base
         pairs.matching.pairs.retrievalNeighbours = 10
-        XCTAssertEqual(changed(base, pairs), ["matching", "sparse", "diagnostics", "export", "dense"])
+        XCTAssertEqual(changed(base, pairs), ["matching", "sparse"] + downstream)
         var seed = base
         seed.seed = 7
-        XCTAssertEqual(changed(base, seed), ["sparse", "diagnostics", "export", "dense"])
+        XCTAssertEqual(changed(base, seed), ["sparse"] + downstream)
+        var surface = base
+        surface.surface.regionMargin = 0.2
+        XCTAssertEqual(changed(base, surface), ["surface", "model"])
+        var texture = base
+        texture.texture.smoothness = 2
+        XCTAssertEqual(changed(base, texture), ["model"])
         var threads = base
         threads.numThreads = 7
         XCTAssertEqual(changed(base, threads), [], "threads change no result, so no key")

@@ -8,7 +8,8 @@
  *
  * Same conventions as CVision.h (modelled on Ceres's c_api.h): opaque handles with
  * create/destroy pairs, option structs with a *_default() initialiser, every fallible call
- * returns a cvis_status and leaves a thread-local message for cvis_mesh_last_error_message().
+ * returns a cvis_status and leaves a thread-local message for cvis_last_error_message() (the
+ * same slot as CVision's: the mesh core uses CVision's error plumbing).
  * No C++ exception crosses this line; C never keeps a caller's pointer after a call returns.
  */
 #ifndef CVIS_MESH_H
@@ -19,9 +20,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The message of the last failed cvis_mesh_* call on this thread ("" when there is none). */
-const char* cvis_mesh_last_error_message(void);
 
 /* Versions of the linked libraries, e.g. "Open3D 0.16.1, meshoptimizer 0.18". Static storage. */
 const char* cvis_mesh_version_string(void);

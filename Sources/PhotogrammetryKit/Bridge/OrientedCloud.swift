@@ -18,7 +18,7 @@ public final class OrientedCloud: @unchecked Sendable {
             throw CVisionError(code: .invalidArgument, message: "the cloud has no normals (nx, ny, nz)")
         }
         var handle: OpaquePointer?
-        try checkMesh(cvis_mesh_cloud_create(Int64(points.pointCount), cvis_cloud_points(points.handle),
+        try check(cvis_mesh_cloud_create(Int64(points.pointCount), cvis_cloud_points(points.handle),
                                              normals, cvis_cloud_colors(points.handle), &handle))
         self.handle = handle!
     }
@@ -32,7 +32,7 @@ public final class OrientedCloud: @unchecked Sendable {
     /// Per axis, the `lower` and `upper` quantiles of the coordinates: the extent without outliers.
     public func quantileBox(lower: Double = 0.01, upper: Double = 0.99) throws -> BoundingBox {
         var low = [Double](repeating: 0, count: 3), high = low
-        try checkMesh(cvis_mesh_cloud_quantile_box(handle, lower, upper, &low, &high))
+        try check(cvis_mesh_cloud_quantile_box(handle, lower, upper, &low, &high))
         return BoundingBox(min: SIMD3(low[0], low[1], low[2]), max: SIMD3(high[0], high[1], high[2]))
     }
 
@@ -40,7 +40,7 @@ public final class OrientedCloud: @unchecked Sendable {
     public func nearestDistances(_ queries: [SIMD3<Float>]) throws -> [Double] {
         let flat = queries.flatMap { [$0.x, $0.y, $0.z] }
         var distances = [Double](repeating: 0, count: queries.count)
-        try checkMesh(cvis_mesh_cloud_nearest_distances(handle, Int64(queries.count), flat, &distances))
+        try check(cvis_mesh_cloud_nearest_distances(handle, Int64(queries.count), flat, &distances))
         return distances
     }
 }

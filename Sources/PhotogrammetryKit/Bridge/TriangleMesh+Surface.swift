@@ -25,7 +25,7 @@ extension TriangleMesh {
         var handle: OpaquePointer?
         var cellSize = 0.0
         var c = options.cOptions()
-        try checkMesh(cvis_mesh_poisson(cloud.handle, &c, &handle, &cellSize))
+        try check(cvis_mesh_poisson(cloud.handle, &c, &handle, &cellSize))
         return (TriangleMesh(handle: handle!), cellSize)
     }
 
@@ -36,7 +36,7 @@ extension TriangleMesh {
         try options.validate()
         var c = options.cOptions()
         var stats = cvis_trim_stats()
-        try checkMesh(cvis_mesh_trim(handle, cloud.handle, cellSize, &c, &stats))
+        try check(cvis_mesh_trim(handle, cloud.handle, cellSize, &c, &stats))
         return TrimSummary(lowDensityVertices: Int(stats.low_density_vertices), farTriangles: Int(stats.far_triangles),
                            outsideTriangles: Int(stats.outside_triangles), densityThreshold: stats.density_threshold,
                            distanceThreshold: stats.distance_threshold)
@@ -47,12 +47,12 @@ extension TriangleMesh {
     public func clean(options: CleanOptions) throws {
         try options.validate()
         var c = options.cOptions()
-        try checkMesh(cvis_mesh_clean(handle, &c))
+        try check(cvis_mesh_clean(handle, &c))
     }
 
     /// Gives each vertex the colour of its nearest point in `cloud`.
     public func transferColors(from cloud: OrientedCloud) throws {
-        try checkMesh(cvis_mesh_transfer_colors(handle, cloud.handle))
+        try check(cvis_mesh_transfer_colors(handle, cloud.handle))
     }
 
     /// A copy with fewer than `maxTriangles` triangles (edge collapse, clustering as fallback).
@@ -62,7 +62,7 @@ extension TriangleMesh {
         var c = options.cOptions()
         var handle: OpaquePointer?
         var sloppy: Int32 = 0
-        try checkMesh(cvis_mesh_simplify(self.handle, Int64(maxTriangles), &c, &handle, &sloppy))
+        try check(cvis_mesh_simplify(self.handle, Int64(maxTriangles), &c, &handle, &sloppy))
         return (TriangleMesh(handle: handle!), sloppy != 0)
     }
 }

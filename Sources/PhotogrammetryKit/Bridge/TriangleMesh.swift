@@ -25,7 +25,7 @@ public final class TriangleMesh: @unchecked Sendable {
         let flatNormals = normals?.flatMap { [$0.x, $0.y, $0.z] }
         let flatColors = colors?.flatMap { [$0.x, $0.y, $0.z] }
         let flatTriangles = triangles.flatMap { [$0.x, $0.y, $0.z] }
-        try checkMesh(cvis_mesh_create(Int64(positions.count), flatPositions, flatNormals, flatColors,
+        try check(cvis_mesh_create(Int64(positions.count), flatPositions, flatNormals, flatColors,
                                        Int64(triangles.count), flatTriangles, &handle))
         self.init(handle: handle!)
     }
@@ -39,7 +39,7 @@ public final class TriangleMesh: @unchecked Sendable {
     /// Edges on a boundary and shared by more than two triangles, components, watertightness.
     public func topology() throws -> MeshTopology {
         var topology = cvis_mesh_topology()
-        try checkMesh(cvis_mesh_topology_of(handle, &topology))
+        try check(cvis_mesh_topology_of(handle, &topology))
         return MeshTopology(boundaryEdges: Int(topology.boundary_edges),
                             nonManifoldEdges: Int(topology.non_manifold_edges),
                             components: Int(topology.components), isWatertight: topology.watertight != 0)

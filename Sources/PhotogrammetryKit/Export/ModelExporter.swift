@@ -42,19 +42,13 @@ public enum ModelExporter {
         }
     }
 
-    /// Writes `data` to `url` through a temporary file in the same folder and rename(2).
+    /// Writes `data` to `url` atomically (``PhotogrammetryKit/writeAtomically(_:to:)``), its
+    /// failure as a ``ModelExportError`` with the same one-line message.
     static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         do {
-            try data.write(to: temporary)
-            guard rename(temporary.path, url.path) == 0 else {
-                throw ModelExportError(message: String(cString: strerror(errno)))
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            let reason = (error as? ModelExportError)?.message ?? error.localizedDescription
-            throw ModelExportError(message: "\(url.path): cannot write (\(reason))")
+            try PhotogrammetryKit.writeAtomically(data, to: url)
+        } catch PipelineError.io(let message) {
+            throw ModelExportError(message: message)
         }
     }
 }

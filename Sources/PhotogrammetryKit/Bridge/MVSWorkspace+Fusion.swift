@@ -44,14 +44,12 @@ extension MVSWorkspace {
             }
             offsets.append(Int32(flat.count))
         }
-        let paths = depthMaps.map { $0.map { strdup($0.path) } ?? nil }
-        defer { paths.forEach { free($0) } }
         var cOptions = options.cOptions()
         var points: Int64 = 0
-        let status = paths.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { p in
+        let status = withCStringArray(depthMaps.map { $0?.path }) { paths in
             offsets.withUnsafeBufferPointer { o in
                 flat.withUnsafeBufferPointer { n in
-                    cvis_fuse_depth_maps(handle, p.baseAddress, o.baseAddress, n.baseAddress, &cOptions,
+                    cvis_fuse_depth_maps(handle, paths, o.baseAddress, n.baseAddress, &cOptions,
                                          output.path, &points)
                 }
             }

@@ -31,15 +31,12 @@ public final class MVSWorkspace: @unchecked Sendable {
             throw CVisionError(code: .invalidArgument, message: "MVSWorkspace: cacheBytes must be >= 0")
         }
         let cViews = views.map(\.cView)
-        let images = imageFiles.map { strdup($0.path) }
-        let masks = (maskFiles.isEmpty ? Array(repeating: nil, count: views.count) : maskFiles).map { $0.map { strdup($0.path) } ?? nil }
-        defer { (images + masks).forEach { free($0) } }
+        let masks = maskFiles.isEmpty ? Array(repeating: nil, count: views.count) : maskFiles.map { $0?.path }
         var handle: OpaquePointer?
         let status = cViews.withUnsafeBufferPointer { v in
-            images.map { UnsafePointer($0) }.withUnsafeBufferPointer { i in
-                masks.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { m in
-                    cvis_mvs_workspace_create(Int32(views.count), v.baseAddress, i.baseAddress, m.baseAddress,
-                                              UInt64(cacheBytes), &handle)
+            withCStringArray(imageFiles.map(\.path)) { images in
+                withCStringArray(masks) { m in
+                    cvis_mvs_workspace_create(Int32(views.count), v.baseAddress, images, m, UInt64(cacheBytes), &handle)
                 }
             }
         }
@@ -70,15 +67,11 @@ public final class MVSWorkspace: @unchecked Sendable {
         var cOptions = options.cOptions
         let sources = problem.sources.map { Int32($0) }
         let points = problem.pointsInWorld.flatMap { [$0.x, $0.y, $0.z] }
-        let sourceDepths = problem.sourceDepths.map { $0.map { strdup($0.path) } ?? nil }
-        let previous = problem.previousDepth.map { strdup($0.path) } ?? nil
-        defer {
-            sourceDepths.forEach { free($0) }
-            free(previous)
-        }
+        // The previous depth map rides along as the array's last entry, so one call owns every string.
+        let paths = problem.sourceDepths.map { $0?.path } + [problem.previousDepth?.path]
         let status = sources.withUnsafeBufferPointer { s in
             points.withUnsafeBufferPointer { p in
-                sourceDepths.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { d in
+                withCStringArray(paths) { d in
                     var c = cvis_patch_match_problem()
                     c.reference = Int32(problem.reference)
                     c.num_sources = Int32(sources.count)
@@ -88,8 +81,8 @@ public final class MVSWorkspace: @unchecked Sendable {
                     c.num_points = Int32(problem.pointsInWorld.count)
                     c.points_in_world = problem.pointsInWorld.isEmpty ? nil : p.baseAddress
                     c.geometric = problem.geometric ? 1 : 0
-                    c.previous_depth_path = previous.map { UnsafePointer($0) }
-                    c.source_depth_paths = sourceDepths.isEmpty ? nil : d.baseAddress
+                    c.previous_depth_path = d![problem.sourceDepths.count]
+                    c.source_depth_paths = problem.sourceDepths.isEmpty ? nil : d
                     return cvis_patch_match(handle, &c, &cOptions, output.path)
                 }
             }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// PLY (ascii or binary), read by the core's reader: vertices, colours and faces (polygons as
-/// fans). Texture coordinates are not read (our PLY files carry none).
+/// PLY (ascii or binary), read by the core's reader: vertices, normals, colours and faces
+/// (polygons as fans). Texture coordinates are not read (our PLY files carry none).
 extension ModelReader {
     static func ply(_ url: URL) throws -> MeshModel {
         let mesh: PointCloud
@@ -11,7 +11,7 @@ extension ModelReader {
         guard mesh.triangleCount > 0 else {
             throw ModelStatsError(message: "\(url.path): no faces (a point cloud, not a mesh)")
         }
-        return try model(positions: mesh.points, colors: mesh.colors, uvs: nil, triangles: mesh.triangles,
+        return try model(positions: mesh.points, normals: mesh.normals, colors: mesh.colors, uvs: nil, triangles: mesh.triangles,
                          texture: nil, name: url.path)
     }
 }

@@ -58,9 +58,11 @@ public enum ModelReader {
         return UInt8((encoded * 255).rounded())
     }
 
-    /// A model from what a reader found, with zero normals and grey where colours are missing.
-    static func model(positions: [SIMD3<Float>], colors: [SIMD3<UInt8>]?, uvs: [SIMD2<Float>]?,
-                      triangles: [SIMD3<Int32>], texture: MeshMaterial.Texture?, name: String) throws -> MeshModel {
+    /// A model from what a reader found, with zero normals where they are missing and grey where
+    /// colours are.
+    static func model(positions: [SIMD3<Float>], normals: [SIMD3<Float>]? = nil, colors: [SIMD3<UInt8>]?,
+                      uvs: [SIMD2<Float>]?, triangles: [SIMD3<Int32>], texture: MeshMaterial.Texture?,
+                      name: String) throws -> MeshModel {
         let n = positions.count
         guard !triangles.isEmpty else { throw ModelStatsError(message: "\(name): no triangles") }
         for t in triangles where t.min() < 0 || Int(t.max()) >= n {
@@ -68,7 +70,8 @@ public enum ModelReader {
         }
         let colors = colors.flatMap { $0.count == n ? $0 : nil } ?? [SIMD3<UInt8>](repeating: grey, count: n)
         let uvs = uvs.flatMap { $0.count == n ? $0 : nil }
-        return MeshModel(positions: positions, normals: [SIMD3<Float>](repeating: .zero, count: n), colors: colors,
+        let normals = normals.flatMap { $0.count == n ? $0 : nil } ?? [SIMD3<Float>](repeating: .zero, count: n)
+        return MeshModel(positions: positions, normals: normals, colors: colors,
                          uvs: uvs, triangles: triangles,
                          material: MeshMaterial(texture: uvs == nil ? nil : texture))
     }

@@ -46,11 +46,7 @@ public struct ModelStage: CheckpointedStage {
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         let layout = context.layout
-        let surface = try PointCloud.load(layout.surfaceMesh)
-        let points = surface.points
-        let colors = surface.colors ?? Array(repeating: SIMD3(128, 128, 128), count: points.count)
-        let mesh = MeshModel(positions: points, normals: surface.normals ?? Array(repeating: .zero, count: points.count),
-                             colors: colors, triangles: surface.triangles)
+        let mesh = try ModelReader.read(layout.surfaceMesh)
         let views = DenseReconstruction.undistortedViews(of: scene.model, in: layout.denseWork)
         var texture = options.texture
         texture.numThreads = context.threads

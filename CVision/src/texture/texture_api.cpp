@@ -69,22 +69,6 @@ cvis_status ValidateOptions(const cvis_texture_options& o) {
   return CVIS_OK;
 }
 
-// Bilinear lookup of an RGB page at uv in [0, 1].
-std::array<float, 3> SamplePage(const std::vector<uint8_t>& page, int size, double u, double v) {
-  const double fx = std::clamp(u * size - 0.5, 0.0, double(size - 1));
-  const double fy = std::clamp(v * size - 0.5, 0.0, double(size - 1));
-  const int x0 = int(fx), y0 = int(fy);
-  const int x1 = std::min(x0 + 1, size - 1), y1 = std::min(y0 + 1, size - 1);
-  const double ax = fx - x0, ay = fy - y0;
-  std::array<float, 3> rgb{};
-  for (int c = 0; c < 3; ++c) {
-    auto at = [&](int x, int y) { return double(page[(size_t(y) * size + x) * 3 + c]); };
-    rgb[c] = float((1 - ay) * ((1 - ax) * at(x0, y0) + ax * at(x1, y0)) +
-                   ay * ((1 - ax) * at(x0, y1) + ax * at(x1, y1)));
-  }
-  return rgb;
-}
-
 // Seam samples from the faces on either side of every edge between two textured charts: each
 // face's mean colour in its own chart's view against the other chart's, where the face is a
 // candidate of both; a sample is between the two views.

@@ -4,7 +4,8 @@ import Foundation
 /// leaves images out, a second matching pass (transitive, spatial pairs) and SfM again on it.
 public struct SparseStage: CheckpointedStage {
     public struct Options: StageOptions {
-        /// Incremental mapping. Defaults follow COLMAP's; its thread count comes from the context.
+        /// Incremental mapping. Defaults follow COLMAP's; bundle adjustment stays on one thread
+        /// whatever the context's count, so that every run gives the same poses.
         public var mapper = MapperOptions()
         /// Matching options of the second pass. Defaults from the C core.
         public var matching = MatchingOptions()
@@ -78,7 +79,6 @@ public struct SparseStage: CheckpointedStage {
                                           points2D: features[i].keypointPositions()))
         }
         var mapperOptions = options.mapper
-        mapperOptions.numThreads = context.threads
         mapperOptions.seed = options.seed
         mapperOptions.refineIntrinsics = !setup.isFixed
         let mapper = IncrementalMapper(reconstruction: reconstruction, tracks: tracks, graph: graph,

@@ -36,7 +36,7 @@ let package = Package(
                 .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_features2d"),
                 .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_flann"),
                 .linkedLibrary("ceres"), .linkedLibrary("glog"),
-                .linkedLibrary("exif"), .linkedLibrary("archive"),
+                .linkedLibrary("exif"), .linkedLibrary("archive"), .linkedLibrary("heif"),
                 .linkedLibrary("embree3"),
                 .linkedLibrary("stdc++"),
             ]

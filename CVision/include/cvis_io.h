@@ -21,14 +21,17 @@ typedef struct cvis_exif_info {
   char model[64];
 } cvis_exif_info;
 
-/* Reads EXIF from a JPEG (or any file libexif understands). A file without EXIF is not an
- * error: the result is all zeros. Fails only when the file cannot be read. */
+/* Reads EXIF from a JPEG, a HEIF file (its primary image's Exif item) or any file libexif
+ * understands. A file without EXIF is not an error: the result is all zeros. Fails only when the
+ * file cannot be read. For HEIF the orientation is reported as written, but HEIF's own irot/imir
+ * are what decoding applies (the standard says to ignore EXIF's there). */
 cvis_status cvis_read_exif(const char* path, cvis_exif_info* out);
 
-/* Width and height of an image after its EXIF orientation is applied, decoding the header only
- * where the format allows. Fails with CVIS_DECODE_ERROR on a corrupt or unknown file, and on a
- * truncated JPEG or PNG ("NAME: truncated JPEG: ..."): the file is walked, without decoding, to
- * its end-of-image marker (JPEG, through every scan) or IEND chunk (PNG). */
+/* Width and height of an image after its EXIF orientation is applied (HEIF: after its own
+ * transformations), decoding the header only where the format allows. Fails with CVIS_DECODE_ERROR on a corrupt or unknown file, and on a
+ * truncated JPEG, PNG or HEIF ("NAME: truncated JPEG: ..."): the file is walked, without decoding,
+ * to its end-of-image marker (JPEG, through every scan), IEND chunk (PNG) or the end of its last
+ * top-level box (HEIF). */
 cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height);
 
 /* Bytes the core produced (an encoded image), owned by the handle until cvis_buffer_destroy. */
@@ -37,6 +40,34 @@ typedef struct cvis_buffer cvis_buffer;
 const uint8_t* cvis_buffer_data(const cvis_buffer* buffer);
 size_t cvis_buffer_size(const cvis_buffer* buffer);
 void cvis_buffer_destroy(cvis_buffer* buffer);
+
+/* What the floats of cvis_read_heic_depth hold. */
+typedef enum cvis_depth_values {
+  CVIS_DEPTH_NORMALIZED = 0, /* the samples scaled to 0...1: no (or a non-uniform) representation */
+  CVIS_DEPTH_Z = 1,          /* distance along the optical axis, in the file's units (z_near, z_far) */
+  CVIS_DEPTH_DISPARITY = 2   /* disparity, in the file's units (d_min, d_max) */
+} cvis_depth_values;
+
+/* A HEIF depth image and its depth_representation_info (HEVC SEI in the auxC property). */
+typedef struct cvis_heic_depth_info {
+  int32_t width, height;     /* after the depth item's own transformations; 0 when no depth image */
+  int32_t bit_depth;         /* of the coded samples (8, 10, 16...) */
+  int32_t representation;    /* heif_depth_representation_type: 0 uniform inverse Z, 1 uniform
+                                disparity, 2 uniform Z, 3 non-uniform disparity; -1 when absent */
+  int32_t has_z_near, has_z_far, has_d_min, has_d_max;
+  double z_near, z_far, d_min, d_max;
+  int32_t values;            /* cvis_depth_values: what the float samples are */
+} cvis_heic_depth_info;
+
+/* Reads the depth image of a HEIF file's primary image. On success with a depth image, *values is
+ * a new buffer of width * height floats (row-major, top row first, native byte order) the caller
+ * destroys: v = sample / (2^bit_depth - 1) mapped by the representation (H.265 depth
+ * representation info): uniform Z (0 = z_near, 1 = z_far) and uniform inverse Z (1/z linear,
+ * 0 = 1/z_far, 1 = 1/z_near) give CVIS_DEPTH_Z when both bounds are present, uniform disparity
+ * gives CVIS_DEPTH_DISPARITY (0 = d_min, 1 = d_max) when both are present, anything else stays
+ * normalised. A file without a depth image is not an error: info is zero (width 0) and *values
+ * NULL. CVIS_IO_ERROR / CVIS_DECODE_ERROR name the file (not a HEIF file, corrupt, truncated). */
+cvis_status cvis_read_heic_depth(const char* path, cvis_heic_depth_info* info, cvis_buffer** values);
 
 /* A JPEG preview of the image at image_path: upright (EXIF orientation applied), area-downscaled
  * so that its longer side is at most max_side (1..8192; never upscaled), encoded at jpeg_quality

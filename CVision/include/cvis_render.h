@@ -52,6 +52,11 @@ typedef struct cvis_image cvis_image;
  * (channels 3) or RGBA (channels 4; opaque when the image has no alpha), as stored (no EXIF
  * rotation). CVIS_DECODE_ERROR when the bytes are not a decodable image. */
 cvis_status cvis_image_decode(const uint8_t* data, size_t size, int32_t channels, cvis_image** out);
+/* Decodes the image file at path (JPEG, PNG, HEIC...) as the pipeline does: upright (EXIF
+ * orientation, or HEIF's own transformations, applied), to 8-bit RGB (channels 3) or RGBA
+ * (channels 4; opaque when the file has no alpha). CVIS_IO_ERROR / CVIS_DECODE_ERROR name the
+ * file. */
+cvis_status cvis_image_read(const char* path, int32_t channels, cvis_image** out);
 void cvis_image_destroy(cvis_image* image);
 int32_t cvis_image_width(const cvis_image* image);
 int32_t cvis_image_height(const cvis_image* image);

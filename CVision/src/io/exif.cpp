@@ -5,11 +5,13 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <libexif/exif-data.h>
 
 #include "../../include/cvis_io.h"
 #include "../util/status.h"
+#include "heif_io.h"
 #include "image_io.h"
 
 namespace cvis {
@@ -21,6 +23,12 @@ struct ExifDataDeleter {
 using ExifDataPtr = std::unique_ptr<ExifData, ExifDataDeleter>;
 
 ExifDataPtr LoadExif(const std::string& path) {
+  if (IsHeif(path)) {
+    // libexif finds EXIF in JPEG markers only; HEIF keeps it in an item libheif reads.
+    const std::vector<uint8_t> exif = ReadHeifExif(path);
+    if (exif.empty()) return nullptr;
+    return ExifDataPtr(exif_data_new_from_data(exif.data(), static_cast<unsigned int>(exif.size())));
+  }
   return ExifDataPtr(exif_data_new_from_file(path.c_str()));
 }
 

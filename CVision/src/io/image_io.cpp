@@ -1,6 +1,7 @@
 // Decoding with our own EXIF orientation handling. OpenCV applies EXIF orientation itself only
 // for some formats and flag combinations; we always ask it not to (IMREAD_IGNORE_ORIENTATION) and
-// apply the libexif tag ourselves, so decode and cvis_probe_image can never disagree.
+// apply the libexif tag ourselves, so decode and cvis_probe_image can never disagree. HEIF goes
+// to libheif (heif_io.cpp), which applies the file's own transformations instead.
 #include "image_io.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "../../include/cvis_io.h"
 #include "../util/status.h"
+#include "heif_io.h"
 
 namespace cvis {
 
@@ -138,6 +140,7 @@ cvis_status DecodeWithAlpha(const std::string& path, bool apply_orientation, cv:
 
 cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat* image,
                         cv::Mat* alpha) {
+  if (IsHeif(path)) return DecodeHeif(path, apply_orientation, 0, image, alpha);
   if (alpha != nullptr) {
     if (MayHaveAlpha(path)) return DecodeWithAlpha(path, apply_orientation, image, alpha);
     alpha->release();
@@ -317,6 +320,10 @@ std::string TruncationReason(const std::string& path) {
     if (!PngIsComplete(file, size)) {
       reason = Str("truncated PNG: the file ends after ", size, " bytes, before its IEND chunk");
     }
+  } else if (got == 8 && std::memcmp(head + 4, "ftyp", 4) == 0 && IsHeif(path)) {
+    if (!HeifIsComplete(file, size)) {
+      reason = Str("truncated HEIF: the file ends after ", size, " bytes, inside its last box");
+    }
   }
   std::fclose(file);
   return reason;
@@ -328,6 +335,7 @@ std::string TruncationReason(const std::string& path) {
 namespace cvis {
 
 cvis_status DecodeImageForSize(const std::string& path, int min_long_side, cv::Mat* image) {
+  if (IsHeif(path)) return DecodeHeif(path, true, min_long_side, image, nullptr);
   int flags = cv::IMREAD_COLOR;
   int width = 0, height = 0;
   FILE* file = std::fopen(path.c_str(), "rb");
@@ -357,6 +365,13 @@ extern "C" cvis_status cvis_probe_image(const char* path, int32_t* width, int32_
       return cvis::Fail(CVIS_DECODE_ERROR, cvis::Str(cvis::BaseName(path), ": ", reason));
     }
     int w = 0, h = 0;
+    if (cvis::IsHeif(path)) {
+      // The size after HEIF's own transformations; its EXIF orientation must not swap it again.
+      if (cvis_status status = cvis::ProbeHeif(path, &w, &h); status != CVIS_OK) return status;
+      *width = w;
+      *height = h;
+      return CVIS_OK;
+    }
     FILE* file = std::fopen(path, "rb");
     const bool parsed = file != nullptr && (cvis::ProbePng(file, &w, &h) ||
                                             cvis::ProbeJpeg(file, &w, &h));

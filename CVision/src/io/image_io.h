@@ -13,7 +13,8 @@ namespace cvis {
 // The last path component, for one-line messages that name the file at fault.
 std::string BaseName(const std::string& path);
 
-// EXIF orientation tag (1..8) of a file, 0 when absent or unreadable.
+// EXIF orientation tag (1..8) of a file, 0 when absent or unreadable. For HEIF it is the tag as
+// written, which decoding ignores (the file's irot/imir rule).
 int ReadExifOrientation(const std::string& path);
 
 // Rotates/flips an image as stored so that it is upright (EXIF orientation 1..8; others: no-op).
@@ -22,7 +23,8 @@ cv::Mat ApplyExifOrientation(const cv::Mat& image, int orientation);
 // True for orientations 5..8, which swap width and height.
 inline bool OrientationSwapsAxes(int orientation) { return orientation >= 5 && orientation <= 8; }
 
-// Decodes path as 8-bit BGR (grey images are replicated), upright when apply_orientation.
+// Decodes path as 8-bit BGR (grey images are replicated), upright when apply_orientation (HEIF:
+// its irot/imir/clap applied by libheif, never its EXIF orientation; see heif_io.h).
 // Returns CVIS_IO_ERROR for an unreadable file and CVIS_DECODE_ERROR for an undecodable one,
 // with the message set. When alpha is given it receives the image's alpha channel as 8-bit
 // (upright like the image; 16-bit alpha is scaled), or an empty Mat when the image has none:
@@ -32,7 +34,8 @@ cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat
 
 // Decodes path upright like DecodeImage, letting a JPEG skip detail a caller will throw away:
 // libjpeg scales in the DCT domain by the largest of 1/2, 1/4, 1/8 that keeps the longer side at
-// or above min_long_side (8x faster for a phone photo's thumbnail). Other formats: full size.
+// or above min_long_side (8x faster for a phone photo's thumbnail); a HEIF file's thumbnail item
+// is used when it is that large. Other formats: full size.
 cvis_status DecodeImageForSize(const std::string& path, int min_long_side, cv::Mat* image);
 
 // Decodes an 8-bit single-channel mask as stored (masks are written upright already).

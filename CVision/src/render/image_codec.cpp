@@ -1,5 +1,6 @@
-// Encoded images in memory to pixels (textures inside GLB and USDZ files), and pixels to PNG
-// files written atomically (renders).
+// Encoded images in memory to pixels (textures inside GLB and USDZ files), image files to pixels
+// through the capture decoder (upright, as the pipeline sees them), and pixels to PNG files
+// written atomically (renders).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "../io/image_io.h"
 #include "../util/status.h"
 
 struct cvis_image {
@@ -50,6 +52,39 @@ extern "C" cvis_status cvis_image_decode(const uint8_t* data, size_t size, int32
       else if (c == 3) cv::cvtColor(image, converted, cv::COLOR_BGR2RGBA);
       else if (c == 4) cv::cvtColor(image, converted, cv::COLOR_BGRA2RGBA);
       else return Fail(CVIS_DECODE_ERROR, Str("unsupported image with ", c, " channels"));
+    }
+    auto result = std::make_unique<cvis_image>();
+    result->width = converted.cols;
+    result->height = converted.rows;
+    result->channels = channels;
+    result->pixels.resize(size_t(converted.cols) * converted.rows * channels);
+    for (int y = 0; y < converted.rows; ++y) {
+      const uint8_t* row = converted.ptr<uint8_t>(y);
+      std::copy(row, row + size_t(converted.cols) * channels, result->pixels.data() + size_t(y) * converted.cols * channels);
+    }
+    *out = result.release();
+    return CVIS_OK;
+  });
+}
+
+extern "C" cvis_status cvis_image_read(const char* path, int32_t channels, cvis_image** out) {
+  using namespace cvis;
+  return Guard([&]() -> cvis_status {
+    if (path == nullptr || out == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_image_read: null argument");
+    *out = nullptr;
+    if (channels != 3 && channels != 4) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("cvis_image_read: channels ", channels, ", want 3 or 4"));
+    }
+    cv::Mat bgr, alpha;
+    if (cvis_status status = DecodeImage(path, true, &bgr, channels == 4 ? &alpha : nullptr); status != CVIS_OK) {
+      return status;
+    }
+    cv::Mat converted;
+    if (channels == 3) {
+      cv::cvtColor(bgr, converted, cv::COLOR_BGR2RGB);
+    } else {
+      cv::cvtColor(bgr, converted, cv::COLOR_BGR2RGBA);
+      if (!alpha.empty()) cv::insertChannel(alpha, converted, 3);
     }
     auto result = std::make_unique<cvis_image>();
     result->width = converted.cols;

@@ -31,6 +31,20 @@ public struct PixelImage: Sendable, Equatable {
         pixels = cvis_image_pixels(handle).map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     }
 
+    /// Decodes the image file at `url` (JPEG, PNG, HEIC...) upright, as the pipeline sees it, to
+    /// RGB (`channels` 3) or RGBA (4; opaque when the file has no alpha).
+    /// - Throws: ``CVisionError`` naming the file when it cannot be read or decoded.
+    public init(contentsOf url: URL, channels: Int = 3) throws {
+        var handle: OpaquePointer?
+        try check(cvis_image_read(url.path, Int32(channels), &handle))
+        defer { cvis_image_destroy(handle) }
+        width = Int(cvis_image_width(handle))
+        height = Int(cvis_image_height(handle))
+        self.channels = Int(cvis_image_channels(handle))
+        let count = width * height * self.channels
+        pixels = cvis_image_pixels(handle).map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    }
+
     /// The samples of pixel (x, y), x to the right and y down from the top-left pixel.
     public subscript(x: Int, y: Int) -> ArraySlice<UInt8> {
         let at = (y * width + x) * channels

@@ -3,16 +3,16 @@ import Foundation
 /// The image formats the tool recognises, told apart by their first bytes, not their names.
 ///
 /// This is the decoder seam: a format is listed here once its decoder exists in the core
-/// (`isDecodable`); HEIC is recognised now so that it is reported precisely, and decodes once
-/// libheif is wired into CVision's image reader.
+/// (`isDecodable`). HEIC/HEIF decodes through libheif, with the file's own rotation and mirroring
+/// (`irot`/`imir`) applied and its EXIF orientation ignored, as the HEIF standard asks.
 public enum ImageFormat: String, Sendable {
     case jpeg, png, heic, pgm
 
     /// File name extensions that mark a file as an image to ingest (lower case).
     public static let extensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "pgm"]
 
-    /// Whether the core can decode this format today.
-    public var isDecodable: Bool { self != .heic }
+    /// Whether the core can decode this format today (all of them).
+    public var isDecodable: Bool { true }
 
     /// Identifies the format from a file's first bytes; nil when it is none of ours.
     public static func sniff(_ url: URL) -> ImageFormat? {

@@ -31,7 +31,7 @@ cvis_status cvis_read_exif(const char* path, cvis_exif_info* out);
  * transformations), decoding the header only where the format allows. Fails with CVIS_DECODE_ERROR on a corrupt or unknown file, and on a
  * truncated JPEG, PNG or HEIF ("NAME: truncated JPEG: ..."): the file is walked, without decoding,
  * to its end-of-image marker (JPEG, through every scan), IEND chunk (PNG) or the end of its last
- * top-level box (HEIF). */
+ * top-level box (HEIF; "corrupt HEIF: ..." when a box header is garbage). */
 cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height);
 
 /* Bytes the core produced (an encoded image), owned by the handle until cvis_buffer_destroy. */

@@ -140,12 +140,21 @@ final class HEICDecodingTests: XCTestCase {
         let data = try Data(contentsOf: sample("plain.heic"))
         let cut = directory.appendingPathComponent("cut.heic")
         try data.prefix(data.count / 2).write(to: cut)
-        // The same length, its boxes' sizes intact, but the item tables inside 'meta' garbled.
+        // The same length and top-level boxes, but the item tables inside 'meta' (after 'ftyp')
+        // garbled: libheif's own error, not the truncation check, must name the file.
         var bytes = [UInt8](data)
-        for i in 40..<300 { bytes[i] = 0x5A }
+        let meta = Int(bytes[3])  // the size of 'ftyp', which comes first
+        XCTAssertEqual(String(decoding: bytes[(meta + 4)..<(meta + 8)], as: UTF8.self), "meta")
+        XCTAssertGreaterThan(Int(bytes[meta + 2]) << 8 | Int(bytes[meta + 3]), 200, "meta longer than the garbled part")
+        for i in (meta + 20)..<(meta + 180) { bytes[i] = 0x5A }
         let garbled = directory.appendingPathComponent("garbled.heic")
         try Data(bytes).write(to: garbled)
-        for url in [cut, garbled] {
+        // Garbage where the second top-level box should start.
+        var broken = [UInt8](data)
+        for i in meta..<(meta + 8) { broken[i] = 0xFF }
+        let noBox = directory.appendingPathComponent("nobox.heic")
+        try Data(broken).write(to: noBox)
+        for url in [cut, garbled, noBox] {
             let name = url.lastPathComponent
             for (what, attempt) in [
                 ("probe", { _ = try ImageMetadata.probeSize(of: url) }),
@@ -162,7 +171,9 @@ final class HEICDecodingTests: XCTestCase {
             guard case .failure(let rejection) = CaptureLoader.inspect(url) else {
                 return XCTFail("\(name) must be rejected")
             }
-            XCTAssertFalse(rejection.message.isEmpty)
+            let expected = ["cut.heic": "truncated HEIF: the file ends after \(data.count / 2) bytes, inside its 'mdat' box",
+                            "garbled.heic": "not a readable HEIF file", "nobox.heic": "corrupt HEIF: no box at byte \(meta)"]
+            XCTAssertTrue(rejection.message.hasPrefix(expected[name]!), rejection.message)
         }
     }
 }

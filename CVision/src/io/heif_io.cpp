@@ -51,13 +51,10 @@ cvis_status OpenPrimary(const std::string& path, ContextPtr* context, HandlePtr*
   }
   std::fseek(file, 0, SEEK_END);
   const long size = std::ftell(file);
-  const bool complete = HeifIsComplete(file, size);
+  const std::string problem = HeifStructureProblem(file, size);
   std::fclose(file);
   // libheif reads a truncated file's boxes happily and fails (or decodes grey) only later.
-  if (!complete) {
-    return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": truncated HEIF: the file ends after ", size,
-                                       " bytes, inside its last box"));
-  }
+  if (!problem.empty()) return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": ", problem));
   context->reset(heif_context_alloc());
   heif_error error = heif_context_read_from_file(context->get(), path.c_str(), nullptr);
   if (error.code != heif_error_Ok) return HeifFail(path, "not a readable HEIF file", error);
@@ -147,28 +144,35 @@ bool IsHeif(const std::string& path) {
   return false;
 }
 
-bool HeifIsComplete(FILE* file, long size) {
+std::string HeifStructureProblem(FILE* file, long size) {
   long offset = 0;
   unsigned char header[16];
   while (offset < size) {
     if (size - offset < 8 || std::fseek(file, offset, SEEK_SET) != 0 ||
         std::fread(header, 1, 8, file) != 8) {
-      return false;
+      return Str("truncated HEIF: the file ends after ", size, " bytes, inside a box header");
+    }
+    const std::string type(reinterpret_cast<const char*>(header + 4), 4);
+    // Box types are four printable characters; anything else is not a box boundary.
+    if (!std::all_of(type.begin(), type.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) {
+      return Str("corrupt HEIF: no box at byte ", offset);
     }
     uint64_t box_size = BigEndian32(header);
     if (box_size == 1) {  // 64-bit size follows the type
-      if (std::fread(header + 8, 1, 8, file) != 8) return false;
+      if (std::fread(header + 8, 1, 8, file) != 8) {
+        return Str("truncated HEIF: the file ends after ", size, " bytes, inside a box header");
+      }
       box_size = (uint64_t(BigEndian32(header + 8)) << 32) | BigEndian32(header + 12);
-      if (box_size < 16) return false;
     } else if (box_size == 0) {
-      return true;  // the box runs to the end of the file
-    } else if (box_size < 8) {
-      return false;
+      return "";  // the last box runs to the end of the file
     }
-    if (box_size > uint64_t(size - offset)) return false;
+    if (box_size < 8) return Str("corrupt HEIF: '", type, "' box at byte ", offset, " of size ", box_size);
+    if (box_size > uint64_t(size - offset)) {
+      return Str("truncated HEIF: the file ends after ", size, " bytes, inside its '", type, "' box");
+    }
     offset += long(box_size);
   }
-  return offset > 0;
+  return "";
 }
 
 cvis_status DecodeHeif(const std::string& path, bool apply_transformations, int min_long_side,

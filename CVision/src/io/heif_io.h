@@ -37,8 +37,9 @@ cvis_status ProbeHeif(const std::string& path, int* width, int* height);
 // block's 4-byte offset header dropped). Empty when the file has none or cannot be read.
 std::vector<uint8_t> ReadHeifExif(const std::string& path);
 
-// Whether a HEIF file holds all of itself: its top-level boxes (ftyp, meta, mdat, ...) are walked
-// by their sizes to the end of the file; a box that ends beyond it means a truncated file.
-bool HeifIsComplete(FILE* file, long size);
+// Why a HEIF file cannot be whole, or "" when it can: its top-level boxes (ftyp, meta, mdat, ...)
+// are walked by their sizes to the end of the file; a box that ends beyond it means a truncated
+// file ("truncated HEIF: ..."), a header that is no box a corrupt one ("corrupt HEIF: ...").
+std::string HeifStructureProblem(FILE* file, long size);
 
 }  // namespace cvis

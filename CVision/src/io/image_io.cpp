@@ -321,9 +321,7 @@ std::string TruncationReason(const std::string& path) {
       reason = Str("truncated PNG: the file ends after ", size, " bytes, before its IEND chunk");
     }
   } else if (got == 8 && std::memcmp(head + 4, "ftyp", 4) == 0 && IsHeif(path)) {
-    if (!HeifIsComplete(file, size)) {
-      reason = Str("truncated HEIF: the file ends after ", size, " bytes, inside its last box");
-    }
+    reason = HeifStructureProblem(file, size);
   }
   std::fclose(file);
   return reason;

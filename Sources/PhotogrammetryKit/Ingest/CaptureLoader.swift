@@ -155,7 +155,7 @@ public enum CaptureLoader {
             return .failure(Rejection(message: "\(format.rawValue.uppercased()) decoding is not available in this build"))
         }
         do {
-            // The probe also walks the file to its end marker, so a truncated JPEG or PNG is
+            // The probe also walks the file to its end marker (HEIF: its last box), so a truncated file is
             // refused here instead of being decoded with a grey lower half.
             let size = try ImageMetadata.probeSize(of: url)
             guard min(size.width, size.height) >= minimumSide else {

@@ -135,6 +135,27 @@ final class HEICDecodingTests: XCTestCase {
         }
     }
 
+    /// A capture folder of HEIC frames: every sample is accepted with its upright size, and the
+    /// EXIF 35 mm focal length becomes the prior as for JPEG (26 / 36 of the longer side).
+    func testHEICCaptureIsLoadedWithItsFocalLengthPrior() throws {
+        let folder = try makeBridgeTestDirectory(self).appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let names = ["alpha.heic", "depth.heic", "grid.heic", "irot.heic", "plain.heic", "tenbit.heic"]
+        for name in names {
+            try FileManager.default.copyItem(at: sample(name), to: folder.appendingPathComponent(name))
+        }
+        let capture = try CaptureLoader.load(input: folder, workspace: try makeBridgeTestDirectory(self))
+        XCTAssertEqual(capture.rejected, [])
+        XCTAssertEqual(capture.images.map(\.name), names)
+        let sizes = Dictionary(uniqueKeysWithValues: capture.images.map { ($0.name, [$0.width, $0.height]) })
+        XCTAssertEqual(sizes, ["alpha.heic": [128, 128], "depth.heic": [320, 240], "grid.heic": [500, 400],
+                               "irot.heic": [240, 320], "plain.heic": [320, 240], "tenbit.heic": [320, 240]])
+        let focal = capture.images.map { CameraSetup.exifFocalLength($0) }
+        XCTAssertEqual(try XCTUnwrap(focal[3]), 26.0 / 36 * 320, accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(focal[4]), 26.0 / 36 * 320, accuracy: 1e-9)
+        XCTAssertNil(focal[2], "no EXIF: self-calibrated")
+    }
+
     func testBrokenFilesGiveOneLineErrorsNamingTheFile() throws {
         let directory = try makeBridgeTestDirectory(self)
         let data = try Data(contentsOf: sample("plain.heic"))

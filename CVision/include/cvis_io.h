@@ -50,7 +50,8 @@ typedef enum cvis_depth_values {
 
 /* A HEIF depth image and its depth_representation_info (HEVC SEI in the auxC property). */
 typedef struct cvis_heic_depth_info {
-  int32_t width, height;     /* after the depth item's own transformations; 0 when no depth image */
+  int32_t width, height;     /* after the depth item's own transformations (not the primary's);
+                                0 when no depth image */
   int32_t bit_depth;         /* of the coded samples (8, 10, 16...) */
   int32_t representation;    /* heif_depth_representation_type: 0 uniform inverse Z, 1 uniform
                                 disparity, 2 uniform Z, 3 non-uniform disparity; -1 when absent */

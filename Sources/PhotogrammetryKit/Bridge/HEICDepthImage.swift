@@ -7,6 +7,10 @@ import Foundation
 /// Read only: the pipeline does not use it yet (metric scaling comes later). Samples are mapped by
 /// the file's depth representation info (an HEVC SEI in the item's `auxC` property) when it gives
 /// a uniform representation and both its bounds; otherwise they stay normalised to 0...1.
+///
+/// The pixels are those of the depth item with its own transformations applied (HEIF gives each
+/// item its own `irot`/`imir`), not the photo's: a writer that rotates only the photo leaves the
+/// depth map in the sensor's frame, so compare the aspect ratios before overlaying the two.
 public struct HEICDepthImage: Sendable, Equatable {
     /// What the depth samples encode, as the file's depth representation info says.
     public enum Representation: Int32, Sendable {

@@ -6,6 +6,9 @@ public struct MatchingOptions: Sendable {
     public var pairs = PairSelectionOptions()
     /// Descriptor matching (ratio test, mutual check).
     public var descriptors = MatchOptions()
+    /// Putative matches that turned unlike the rest of their pair (a symmetric pattern's
+    /// twins) are dropped before verification.
+    public var orientation = OrientationConsistency()
     /// Geometric verification.
     public var twoView = TwoViewOptions()
     /// Pairs with fewer putative matches are not verified. Default 20.
@@ -29,6 +32,7 @@ public struct MatchingOptions: Sendable {
     public func validate() throws {
         try pairs.validate()
         try descriptors.validate()
+        try orientation.validate()
         try twoView.validate()
         try staticFeatures.validate()
         try stillBackground.validate()
@@ -154,8 +158,9 @@ public enum PairMatching {
     static func match(_ pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
                       staticFeatures given: StaticFeatures?, options: MatchingOptions,
                       threads: Int, progress: ProgressSink?) throws -> Result {
-        // Keypoint positions once per image, not once per pair.
+        // Keypoint positions and angles once per image, not once per pair.
         let positions = features.map { set in set.keypointPositions() }
+        let angles = features.map { set in set.keypoints.map(\.w) }
         let counter = ProgressCounter(stage: "matching", total: 2 * pairs.count, sink: progress)
         let start = DispatchTime.now()
 
@@ -173,11 +178,21 @@ public enum PairMatching {
         let staticFeatures = given ?? StaticFeatures.detect(
             pairs: pairs, matches: putative, positions: positions,
             imageSizes: features.map { SIMD2($0.imageWidth, $0.imageHeight) }, options: options.staticFeatures)
+        // Twins of symmetric patterns out: each pair keeps the matches that turned alike, the
+        // cluster the capture's image angles agree with. After the static features, which a
+        // fixed camera sees unturned however far the turntable turned the object.
+        let moving = pairs.indices.map { p in staticFeatures.filter(putative[p], first: Int(pairs[p].x), second: Int(pairs[p].y)) }
+        let turns = options.orientation.isOn
+            ? pairs.indices.map { p in
+                OrientationConsistency.turns(moving[p], angles1: angles[Int(pairs[p].x)], angles2: angles[Int(pairs[p].y)])
+            }
+            : moving.map { _ in [] }
+        let expected = options.orientation.expectedTurns(pairs: pairs, turns: turns, numImages: features.count)
 
         let slots = ResultSlots<MatchGraph.Edge>(count: pairs.count)
         parallelFor(pairs.count, threads: threads) { p in
             let i = Int(pairs[p].x), j = Int(pairs[p].y)
-            let matches = staticFeatures.filter(putative[p], first: i, second: j)
+            let matches = options.orientation.filter(moving[p], turns: turns[p], expected: expected[p])
             if var edge = try? verify(i, j, matches: matches, positions: positions, calibration: calibration,
                                       options: options) {
                 if edge.matches.count < options.guidedMatchingBelowInliers,

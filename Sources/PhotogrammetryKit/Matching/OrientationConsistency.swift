@@ -54,10 +54,13 @@ public struct OrientationConsistency: Sendable, Equatable {
         return zip(matches, turns).filter { abs(Self.wrapped($0.1 - expected)) <= maxDeviationDeg }.map(\.0)
     }
 
-    /// The turn each pair's matches are kept around (nil when the filter is off or a pair has
-    /// too few matches to tell): the pair's own dominant turn, unless that is more than 90° from
-    /// the turn its images' angles imply and the pair also holds a cluster of matches within
-    /// 45° of that (at least ``minMatches``, and a tenth of the dominant cluster); then that one.
+    /// The turn a pair's matches are kept around, for the pairs whose own dominant turn is more
+    /// than 90° from the turn their images' angles imply while a cluster of their matches within
+    /// 45° of it (at least ``minMatches``, and a tenth of the dominant cluster) agrees with the
+    /// angles: that cluster's turn. Nil for every other pair, whose matches all stay: a real
+    /// half turn exists too (an object's top seen from opposite sides of an orbit turns by
+    /// nearly 180° while its sides do not), and dropping every match 135° from a pair's own turn
+    /// cost cutout-orbit's AUC@5 98.22 -> 97.99.
     ///
     /// The images' angles only choose between the pair's own clusters, never replace them:
     /// where views look all around (a room walked through, floor and ceiling in view), turns
@@ -68,12 +71,12 @@ public struct OrientationConsistency: Sendable, Equatable {
         let modes = turns.map { $0.count >= Self.minMatches ? Self.dominantTurn($0) : nil }
         let angles = Self.imageAngles(pairs: pairs, modes: modes, numImages: numImages, tolerance: Self.agreementDeg)
         return pairs.indices.map { p in
-            guard let own = modes[p] else { return nil }
-            guard let a = angles[Int(pairs[p].x)], let b = angles[Int(pairs[p].y)] else { return own.turn }
+            guard let own = modes[p],
+                  let a = angles[Int(pairs[p].x)], let b = angles[Int(pairs[p].y)] else { return nil }
             let implied = Self.wrapped(b - a)
             guard abs(Self.wrapped(own.turn - implied)) > 2 * Self.agreementDeg,
                   let near = Self.dominantTurn(turns[p].filter { abs(Self.wrapped($0 - implied)) <= Self.agreementDeg }),
-                  near.support >= Self.minMatches, 10 * near.support >= own.support else { return own.turn }
+                  near.support >= Self.minMatches, 10 * near.support >= own.support else { return nil }
             return near.turn
         }
     }

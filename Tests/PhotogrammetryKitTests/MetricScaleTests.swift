@@ -138,4 +138,41 @@ final class MetricScaleTests: XCTestCase {
         guard case .unusable(let reason) = CaptureDepth(folder: nil).load(rotated) else { return XCTFail("other aspect ratio") }
         XCTAssertTrue(reason.contains("not in the frame"), reason)
     }
+
+    func testADepthFolderIsNotReadAsImagesAndNamesItsPNGs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-depth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("depth"), withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let pixels = [SIMD3<UInt8>](repeating: SIMD3(90, 120, 200), count: 80 * 80)
+        for name in ["a", "b", "c"] {
+            try TestPNG.writeRGB(pixels, width: 80, height: 80, to: folder.appendingPathComponent(name + ".png"))
+        }
+        try TestPNG.writeGrey16([UInt16](repeating: 1500, count: 20 * 20), width: 20, height: 20,
+                                to: folder.appendingPathComponent("depth/b.png"))
+        let capture = try CaptureLoader.load(input: folder, workspace: try makeBridgeTestDirectory(self))
+        XCTAssertEqual(capture.imagesTotal, 3, "depth/b.png is not an image of the capture")
+        let depth = CaptureDepth.discover(in: capture)
+        XCTAssertEqual(depth.folder?.lastPathComponent, "depth")
+        let b = try XCTUnwrap(capture.images.first { $0.name == "b.png" })
+        guard case .depth(let metric) = depth.load(b) else { return XCTFail("b has a depth PNG") }
+        XCTAssertEqual(metric.width, 20, "a quarter of the photo per side")
+        XCTAssertEqual(metric.metres.first, 1.5, "millimetres to metres")
+        guard case .none = depth.load(capture.images[0]) else { return XCTFail("a has no depth") }
+        XCTAssertEqual(depth.digest(of: capture.images, threads: 1), depth.digest(of: capture.images, threads: 2))
+        XCTAssertEqual(CaptureDepth(folder: nil).digest(of: capture.images, threads: 1), "", "no folder: the key is unchanged")
+    }
+
+    func testNoUsableDepthSaysWhy() {
+        let scaling = MetricScaling(estimates: [nil], imagesWithDepth: 0, unusable: [
+            RejectedImage(name: "a.heic", reason: "depth image without a metric range (representation none, ...)")])
+        XCTAssertNil(scaling.factor)
+        XCTAssertEqual(scaling.source, "none")
+        XCTAssertTrue(scaling.note?.contains("without a metric range") == true)
+        var report = Report()
+        ExportStage.report(scaling, in: &report)
+        XCTAssertNil(report.metricScale)
+        XCTAssertEqual(report.scaleSource, "none")
+        XCTAssertNotNil(report.metricScaleNote)
+        XCTAssertTrue(ReportSummary.text(report).contains("scale       none: no usable depth image"))
+    }
 }

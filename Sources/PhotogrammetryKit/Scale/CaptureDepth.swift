@@ -66,7 +66,7 @@ public struct CaptureDepth: Sendable {
         case unusable(String)
     }
 
-    /// The depth of `image` of size `width` x `height`: its PNG in the depth folder (preferred)
+    /// The depth of `image`: its PNG in the depth folder (preferred)
     /// or its HEIC depth item, checked to be in the photo's frame.
     public func load(_ image: CaptureImage) -> Lookup {
         let found: MetricDepthImage

@@ -70,6 +70,13 @@ typedef struct cvis_heic_depth_info {
  * NULL. CVIS_IO_ERROR / CVIS_DECODE_ERROR name the file (not a HEIF file, corrupt, truncated). */
 cvis_status cvis_read_heic_depth(const char* path, cvis_heic_depth_info* info, cvis_buffer** values);
 
+/* Reads a single-channel 8- or 16-bit PNG depth image as stored (no orientation applied): *values
+ * is a new buffer of width * height floats, the coded samples unscaled (a 16-bit depth PNG in
+ * millimetres gives millimetres; 0 = no depth), row-major from the top row. CVIS_DECODE_ERROR
+ * names the file when it cannot be decoded or has more than one channel. */
+cvis_status cvis_read_depth_png(const char* path, int32_t* width, int32_t* height, int32_t* bit_depth,
+                                cvis_buffer** values);
+
 /* A JPEG preview of the image at image_path: upright (EXIF orientation applied), area-downscaled
  * so that its longer side is at most max_side (1..8192; never upscaled), encoded at jpeg_quality
  * (1..100). JPEG input is decoded at a reduced scale where that loses nothing. On success *out is

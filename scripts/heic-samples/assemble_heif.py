@@ -4,7 +4,8 @@
   grid   a 2x2 grid (tiled) image: four 256x256 HEVC tiles, output 500x400 (cropped)
   depth  a colour image with a depth image: the depth picture as a second HEVC item with an
          `auxC` property (urn:mpeg:hevc:2015:auxid:2, plus a depth_representation_info SEI
-         with z_near 0.5, z_far 2.5, uniform Z) and an `auxl` reference to the colour item
+         with z_near 0.5, z_far 2.5 or the two given, uniform Z) and an `auxl` reference to the
+         colour item
 
 Each input's primary item is taken apart (its properties from ipco/ipma, its bytes from iloc)
 and the output written from scratch: ftyp, meta (hdlr, pitm, iinf, iref, iprp, iloc), mdat.
@@ -17,7 +18,7 @@ It also repairs one thing libheif 1.15 writes wrongly:
             irot/imir/clap last in each item's ipma entry, in place (same bytes, reordered)
 
 Usage: assemble_heif.py grid OUT TILE0 TILE1 TILE2 TILE3
-       assemble_heif.py depth OUT COLOUR DEPTH
+       assemble_heif.py depth OUT COLOUR DEPTH [Z_NEAR Z_FAR]   (default 0.5 2.5)
        assemble_heif.py fix-irot FILE
 """
 
@@ -226,7 +227,8 @@ def main():
     elif mode == "depth":
         colour, depth = read_primary(sys.argv[3]), read_primary(sys.argv[4])
         depth.hidden = True
-        auxc = full_box("auxC", 0, 0, b"urn:mpeg:hevc:2015:auxid:2\0" + depth_sei(0.5, 2.5, 2))
+        z_near, z_far = (float(sys.argv[5]), float(sys.argv[6])) if len(sys.argv) > 6 else (0.5, 2.5)
+        auxc = full_box("auxC", 0, 0, b"urn:mpeg:hevc:2015:auxid:2\0" + depth_sei(z_near, z_far, 2))
         depth.props.append((auxc, True))
         write_heif(out, [colour, depth], 1, [("auxl", 2, [1])])
     elif mode == "fix-irot":

@@ -9,7 +9,8 @@ public enum ReportSummary {
     ///
     /// Lines: the verdict headline (and any further problems), capture kind and where "up" came
     /// from, alignment, azimuth coverage and elevation spread (or why they are not reported),
-    /// reprojection error and points, dense points (when the dense stage ran), static features
+    /// reprojection error and points, the metric scale (when depth images gave one, or failed to),
+    /// dense points (when the dense stage ran), static features
     /// discarded (when any), rejected frames
     /// (when any), and the advice as a bulleted list.
     public static func text(_ report: Report) -> String {
@@ -33,6 +34,13 @@ public enum ReportSummary {
         if report.imagesRegistered > 0 {
             lines.append(row("accuracy", "\(ReportFormat.fixed(report.meanReprojectionErrorPx, 2)) px mean "
                 + "reprojection error, \(ReportFormat.count(report.points3D)) points"))
+        }
+        if let factor = report.metricScale {
+            lines.append(row("scale", "metres, from depth images: \(String(format: "%.6g", factor)) m per SfM unit, "
+                + "\(ReportFormat.count(report.metricScalePoints ?? 0)) points agree within "
+                + "\(ReportFormat.fixed(100 * (report.metricScaleSpread ?? 0), 1)) %"))
+        } else if let note = report.metricScaleNote {
+            lines.append(row("scale", "none: \(note)"))
         }
         if let points = report.densePoints {
             lines.append(row("dense", "\(ReportFormat.count(points)) points (\(report.detail) detail)"))

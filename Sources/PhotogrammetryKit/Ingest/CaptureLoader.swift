@@ -114,7 +114,7 @@ public enum CaptureLoader {
         for case let url as URL in enumerator {
             let name = url.lastPathComponent
             if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
-                if name == "masks" || name == "__MACOSX" || name == "gt_sparse" || name.hasPrefix(".") {
+                if name == "masks" || name == "depth" || name == "__MACOSX" || name == "gt_sparse" || name.hasPrefix(".") {
                     enumerator.skipDescendants()
                 }
                 continue

@@ -44,6 +44,9 @@ extension ReconstructionOptions {
         return stage
     }
 
+    /// Stage 6: the metric scale's defaults.
+    public var exportStage: ExportStage.Options { ExportStage.Options() }
+
     /// Stage 7.
     public var denseStage: DenseStage.Options {
         var stage = DenseStage.Options()

@@ -41,7 +41,7 @@ extension ReconstructionPipeline {
         progress?.event(.stageStarted, "\(S.name): started", subject: S.name)
         PeakMemory.reset()
         let start = DispatchTime.now()
-        let key = stage.key(after: scene.key)
+        let key = stage.key(after: scene.key, digest: stage.inputDigest(scene, context))
         let recorded = scene.report.stages.count
         let resumed = try body(key)
         scene.key = stage.outputKey(key, scene)

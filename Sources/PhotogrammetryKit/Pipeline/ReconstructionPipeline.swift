@@ -59,7 +59,7 @@ public final class ReconstructionPipeline {
         try run(MatchingStage(options: options.matchingStage))              // 3. pairs, verification
         try run(SparseStage(options: options.sparseStage))                  // 4. SfM (+ second pass)
         try run(DiagnosticsStage(options: options.diagnosticsStage))        // 5. coverage, advice
-        try run(ExportStage())                                              // 6. sparse/ as a set
+        try run(ExportStage(options: options.exportStage))                  // 6. metres; sparse/, transforms.json
         let dense = failure { try run(DenseStage(options: options.denseStage), skip: options.sparseOnly) } // 7. dense.ply
         let noMesh = options.sparseOnly || options.noMesh || dense != nil
         var meshStage = SurfaceStage.name

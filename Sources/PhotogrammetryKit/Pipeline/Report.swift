@@ -90,8 +90,21 @@ public struct Report: Codable, Sendable {
     /// Side of a texture page in pixels, and the number of pages; nil without the mesh stages.
     public var textureSize: Int?
     public var texturePages: Int?
-    /// What one unit of the model files is: "sparse model units" until metric scale is known.
+    /// What one unit of the model files is: "metres" when the model was scaled to metres
+    /// (``metricScale``), else "sparse model units".
     public var meshUnits: String?
+    /// Metres per unit of the reconstruction as SfM made it, by which `sparse/` and everything
+    /// after it were multiplied; nil when no scale is known.
+    public var metricScale: Double?
+    /// Where ``metricScale`` came from: "lidar_depth" (the views' depth images) or "none"
+    /// ("pose_priors" is reserved).
+    public var scaleSource: String? = "none"
+    /// Half the 16-84 % range of the points' depth ratios over the factor (one point's scatter).
+    public var metricScaleSpread: Double?
+    /// Points whose depth ratios gave the factor.
+    public var metricScalePoints: Int?
+    /// Why there is no metric scale although views carry depth images.
+    public var metricScaleNote: String?
     public var stages: [Stage] = []
     public var version = "0.1.0"
     /// The capture read, absolute.
@@ -115,6 +128,8 @@ public struct Report: Codable, Sendable {
         case blurFloor = "blur_floor", masks, texture, images
         case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
+        case metricScale = "metric_scale", scaleSource = "scale_source", metricScaleSpread = "metric_scale_spread"
+        case metricScalePoints = "metric_scale_points", metricScaleNote = "metric_scale_note"
         case input, options, optionsFingerprint = "options_fingerprint", complete
     }
 
@@ -129,7 +144,8 @@ public struct Report: Codable, Sendable {
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
-                    "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint"]
+                    "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
+                    "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note"]
             where object[key] == nil {
             object[key] = NSNull()
         }

@@ -1,33 +1,74 @@
 import Foundation
 
-/// Stage 6: every model as a COLMAP text model (`sparse/`, `sparse-2/`, ...), published as a set.
+/// Stage 6: the models in metres when the views carry depth images, then every model as a COLMAP
+/// text model (`sparse/`, `sparse-2/`, ...), published as a set, and the largest one's views as
+/// nerfstudio's `transforms.json`.
 ///
 /// Each model is written into a temporary folder beside its target and renamed over it, so
 /// `sparse/` holds one whole model at every moment (an old one or the new one); models of an
 /// earlier run beyond this run's count are removed. Written before the dense stage: a failure
-/// there leaves the sparse model whole.
+/// there leaves the sparse model whole. When registered views have depth images (a `depth/`
+/// folder of millimetre PNGs, or HEIC depth items), each model is first multiplied by its
+/// ``MetricScale`` factor, so the model files and everything after them are in metres; without
+/// depth the models are written as SfM made them.
 public struct ExportStage: CheckpointedStage {
-    /// The folders written, `sparse` first.
+    public struct Options: StageOptions {
+        /// How the metric scale is measured from depth images (``MetricScale/Options``' defaults).
+        public var metricScale = MetricScale.Options()
+
+        public init() {}
+
+        public var keyText: String { "scale=\(StageKey.describe(metricScale))" }
+        public func validate() throws { try metricScale.validate() }
+    }
+
+    /// The folders written, `sparse` first, and the metric scale found.
     public struct Output: Codable {
         public var folders: [String]
+        /// The models' factors; nil when no registered view has a depth image.
+        public var scaling: MetricScaling?
     }
 
     public static let name = "export"
-    public let options = NoStageOptions()
+    public var options: Options
 
-    public init() {}
+    public init(options: Options = Options()) {
+        self.options = options
+    }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         let layout = context.layout
-        for (n, model) in scene.models.enumerated() {
+        let scaling = MetricScaling.measure(scene.models, images: scene.usable.images, depth: scene.depth,
+                                            options: options.metricScale, threads: context.threads)
+        let models = scaling?.apply(to: scene.models) ?? scene.models
+        for (n, model) in models.enumerated() {
             try Self.publish(layout.sparse(n)) { try model.writeColmapText(to: $0) }
         }
-        for n in scene.models.count... {
+        for n in models.count... {
             let stale = layout.sparse(n)
             guard FileManager.default.fileExists(atPath: stale.path) else { break }
             try FileManager.default.removeItem(at: stale)
         }
-        return Output(folders: scene.models.indices.map(OutputLayout.sparseFolderName))
+        if let model = models.first {
+            let prefix = Self.imageFolderPrefix(scene.capture)
+            try writeAtomically(try NerfstudioTransforms(model, filePath: { prefix + $0 }).jsonData(), to: layout.transformsJSON)
+        } else {
+            try? FileManager.default.removeItem(at: layout.transformsJSON)
+        }
+        return Output(folders: models.indices.map(OutputLayout.sparseFolderName), scaling: scaling)
+    }
+
+    /// The depth PNGs' contents: a depth folder added to a finished run reruns export and after.
+    public func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String {
+        scene.depth.digest(of: scene.usable.images, threads: context.threads)
+    }
+
+    /// The image folder's path inside the capture with a trailing slash (`images/`), or "" when
+    /// the images are at the capture's top.
+    static func imageFolderPrefix(_ capture: Capture) -> String {
+        let root = capture.root.standardizedFileURL.path, images = capture.imageRoot.standardizedFileURL.path
+        guard images.hasPrefix(root + "/") else { return "" }
+        return String(images.dropFirst(root.count + 1)) + "/"
     }
 
     /// A loaded output stands only while its folders still hold their models.
@@ -41,6 +82,41 @@ public struct ExportStage: CheckpointedStage {
         guard output.folders.count == scene.models.count,
               !FileManager.default.fileExists(atPath: context.layout.sparse(scene.models.count).path) else {
             throw PipelineError.io("the sparse folders are not this run's")
+        }
+        if !scene.models.isEmpty, !FileManager.default.fileExists(atPath: context.layout.transformsJSON.path) {
+            throw PipelineError.io("\(context.layout.transformsJSON.path) is missing")
+        }
+        guard let scaling = output.scaling else { return }
+        scene.models = scaling.apply(to: scene.models)
+        Self.report(scaling, in: &scene.report)
+        announce(scaling, context)
+    }
+
+    /// The scale's figures in the report: factor, source, spread; the diagnosis's camera plot in metres.
+    static func report(_ scaling: MetricScaling, in report: inout Report) {
+        report.scaleSource = scaling.source
+        report.metricScaleNote = scaling.note
+        guard let estimate = scaling.estimates.first ?? nil else { return }
+        report.metricScale = estimate.factor
+        report.metricScaleSpread = estimate.spread
+        report.metricScalePoints = estimate.points
+        for i in report.images.indices {
+            report.images[i].centerTop = report.images[i].centerTop?.map { $0 * estimate.factor }
+        }
+    }
+
+    /// One event for the scale (or its absence), one per depth image that could not be used.
+    func announce(_ scaling: MetricScaling, _ context: StageContext) {
+        for image in scaling.unusable {
+            context.progress?.event(.depthUnusable, "\(image.name): \(image.reason)", subject: image.name)
+        }
+        if let estimate = scaling.estimates.first ?? nil {
+            let spread = String(format: "%.1f %%", estimate.spread * 100)
+            context.progress?.event(.metricScale, "metric scale: \(String(format: "%.6g", estimate.factor)) m per model unit "
+                                    + "from \(estimate.points) points in \(estimate.images) views with depth (spread \(spread), "
+                                    + "\(estimate.outliers) outlier points); the model is in metres")
+        } else {
+            context.progress?.event(.metricScale, "no metric scale: \(scaling.note ?? "no depth")")
         }
     }
 

@@ -32,6 +32,8 @@ public struct IngestStage: ReconstructionStage {
     public struct Output {
         public var capture: Capture
         public var masks: MaskSource?
+        /// The capture's depth folder, if it carries one.
+        public var depth = CaptureDepth(folder: nil)
         /// Every image's and mask's contents with the names they go by, hashed.
         public var contentDigest: String
     }
@@ -48,13 +50,16 @@ public struct IngestStage: ReconstructionStage {
         // Too few images is the first thing to say (``apply`` says it); masks come after.
         guard capture.images.count >= CaptureLoader.minimumImages else { return Output(capture: capture, contentDigest: "") }
         let masks = try resolveMasks(capture, context)
-        return Output(capture: capture, masks: masks, contentDigest: contentDigest(capture, masks: masks, threads: context.threads))
+        let depth = CaptureDepth.discover(in: capture)
+        return Output(capture: capture, masks: masks, depth: depth,
+                      contentDigest: contentDigest(capture, masks: masks, threads: context.threads))
     }
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
         let capture = output.capture
         scene.capture = capture
         scene.masks = output.masks
+        scene.depth = output.depth
         scene.contentDigest = output.contentDigest
         scene.report.imagesTotal = capture.imagesTotal
         scene.report.rejectedImages = capture.rejected
@@ -80,6 +85,7 @@ public struct IngestStage: ReconstructionStage {
 
     /// The contents of every image and mask (``ContentDigest``, hashed on `threads` threads),
     /// with the names they go by, the masks' kind and the rejected files with their reasons.
+    /// (Depth PNGs are not among them: only the export stage reads them, and keys on them.)
     func contentDigest(_ capture: Capture, masks: MaskSource?, threads: Int) -> String {
         let images = capture.images
         let digests = ResultSlots<String>(count: images.count)

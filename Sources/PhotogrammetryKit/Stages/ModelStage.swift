@@ -71,7 +71,7 @@ public struct ModelStage: CheckpointedStage {
         scene.report.triangles = output.triangles
         scene.report.textureSize = output.textureSize
         scene.report.texturePages = 1
-        // No metric scale yet (LiDAR depth and pose priors are issue 12): the sparse model's units.
-        scene.report.meshUnits = "sparse model units"
+        // Metres once the export stage scaled the model by depth images; else the sparse model's units.
+        scene.report.meshUnits = scene.report.metricScale == nil ? "sparse model units" : "metres"
     }
 }

@@ -8,6 +8,8 @@ public final class ReconstructionScene {
     public var contentDigest = ""
     /// The masks the run uses, if any.
     public var masks: MaskSource?
+    /// Where the capture's depth images are (a `depth/` folder; HEIC depth items need none).
+    public var depth = CaptureDepth(folder: nil)
     /// The images left after features (failed, blank and blurred frames out), in index order.
     public var usable = Capture(imageRoot: URL(fileURLWithPath: "/"), root: URL(fileURLWithPath: "/"), images: [], rejected: [])
     /// Features of each image of `usable`.

@@ -23,10 +23,25 @@ public protocol ReconstructionStage {
     /// The key later stages chain from, once the output is applied; `key` itself by default.
     /// (Ingest adds the contents of the images it found.)
     func outputKey(_ key: String, _ scene: ReconstructionScene) -> String
+    /// The contents of files the stage reads that no earlier stage keyed on, hashed (export:
+    /// the capture's depth PNGs); "" (the default) when there are none, and the key is then
+    /// ``key(after:)`` alone.
+    func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String
 }
 
 extension ReconstructionStage {
     public func outputKey(_ key: String, _ scene: ReconstructionScene) -> String { key }
+    public func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String { "" }
+
+    /// The key of this stage's output given what it reads (``inputDigest(_:_:)``): ``key(after:)``
+    /// of the input key, with the digest hashed into it when there is one.
+    public func key(after inputKey: String, digest: String) -> String {
+        guard !digest.isEmpty else { return key(after: inputKey) }
+        var hash = StableHash()
+        hash.add(inputKey)
+        hash.add(digest)
+        return key(after: hash.hex)
+    }
 
     /// The key of this stage's output: its name, its options and the key of its inputs, hashed.
     ///

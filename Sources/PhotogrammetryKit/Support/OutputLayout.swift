@@ -38,6 +38,8 @@ public struct OutputLayout: Sendable, Equatable {
     public func sparse(_ n: Int = 0) -> URL { root.appendingPathComponent(Self.sparseFolderName(n), isDirectory: true) }
     /// The folder name of model `n`, as `report.json`'s `models` records it.
     public static func sparseFolderName(_ n: Int) -> String { n == 0 ? "sparse" : "sparse-\(n + 1)" }
+    /// The largest model's registered views in nerfstudio's convention (beside `sparse/`).
+    public var transformsJSON: URL { root.appendingPathComponent("transforms.json") }
     /// Statistics and diagnosis for programs.
     public var reportJSON: URL { root.appendingPathComponent("report.json") }
     /// The same for people.

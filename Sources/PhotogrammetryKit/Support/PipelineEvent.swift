@@ -3,7 +3,7 @@
 /// As a phone capture SDK's feedback codes, the numbers are the contract: a program acting on
 /// "frame blurred" tests `code == 212`, never the wording of the message, which may change. Codes
 /// are grouped by stage in hundreds (1xx ingest, 2xx features, 3xx matching, 4xx sparse, 5xx
-/// diagnosis, 6xx dense, 9xx the run, 10xx batch); a number once given is never reused. The raw
+/// diagnosis, 6xx dense, 7xx metric scale, 9xx the run, 10xx batch); a number once given is never reused. The raw
 /// values below are the only place the numbers are written (the compiler refuses a duplicate).
 public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 1xx ingest
@@ -37,6 +37,9 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 6xx dense
     case denseResumed = 600
     case denseImageSkipped = 601
+    // 7xx metric scale
+    case metricScale = 700
+    case depthUnusable = 701
     // 9xx the run
     case stageFailed = 900
     case stageResumed = 901
@@ -74,7 +77,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         switch self {
         case .tooFewImages, .stageFailed, .captureFailed: .error
         case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
-             .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped: .warning
+             .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped,
+             .depthUnusable: .warning
         default: .info
         }
     }
@@ -82,7 +86,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     /// What `subject` holds in the event's JSON line (null when nothing).
     public var subjectKind: String? {
         switch self {
-        case .imageRejected, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred, .denseImageSkipped: "image"
+        case .imageRejected, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred, .denseImageSkipped, .depthUnusable: "image"
         case .stageFailed, .stageResumed, .stageStarted: "stage"
         case .captureStarted, .captureFinished, .captureFailed, .captureSkipped: "capture"
         default: nil
@@ -117,6 +121,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .anglesNotReported: "azimuth coverage and elevation spread are null (a walk-through, too few cameras), and why"
         case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
+        case .metricScale: "the model's metric scale from the views' depth images (factor, spread, points), or why there is none"
+        case .depthUnusable: "a view's depth image cannot give scale (no metric range, not in the photo's frame, unreadable): not used"
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
         case .stageResumed: "a stage's output was loaded from its checkpoint (`work/checkpoints/`, same key: same inputs and options), not computed"
         case .stageStarted: "a stage starts (its name is the subject)"

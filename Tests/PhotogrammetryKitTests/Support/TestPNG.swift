@@ -32,10 +32,26 @@ enum TestPNG {
         try encoded(raw, width: width, height: height, colorType: 0).write(to: url)
     }
 
-    static func encoded(_ raw: [UInt8], width: Int, height: Int, colorType: UInt8) -> Data {
+    /// A 16-bit grey PNG (depth in millimetres, as `depth/` folders hold them), big-endian samples.
+    static func writeGrey16(_ samples: [UInt16], width: Int, height: Int, to url: URL) throws {
+        precondition(samples.count == width * height, "one sample per position")
+        var raw = [UInt8]()
+        raw.reserveCapacity(height * (2 * width + 1))
+        for y in 0..<height {
+            raw.append(0)
+            for x in 0..<width {
+                let v = samples[y * width + x]
+                raw.append(UInt8(v >> 8))
+                raw.append(UInt8(v & 0xFF))
+            }
+        }
+        try encoded(raw, width: width, height: height, colorType: 0, bitDepth: 16).write(to: url)
+    }
+
+    static func encoded(_ raw: [UInt8], width: Int, height: Int, colorType: UInt8, bitDepth: UInt8 = 8) -> Data {
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = bigEndian(UInt32(width)) + bigEndian(UInt32(height))
-        header += [8, colorType, 0, 0, 0]
+        header += [bitDepth, colorType, 0, 0, 0]
         png += chunk("IHDR", header)
         png += chunk("IDAT", zlibStored(raw))
         png += chunk("IEND", [])

@@ -21,6 +21,24 @@ struct cvis_image {
   std::vector<uint8_t> pixels;
 };
 
+namespace {
+
+// A new handle holding a copy of an 8-bit image of `channels` channels, rows packed.
+cvis_image* NewImage(const cv::Mat& converted, int32_t channels) {
+  auto result = std::make_unique<cvis_image>();
+  result->width = converted.cols;
+  result->height = converted.rows;
+  result->channels = channels;
+  result->pixels.resize(size_t(converted.cols) * converted.rows * channels);
+  for (int y = 0; y < converted.rows; ++y) {
+    const uint8_t* row = converted.ptr<uint8_t>(y);
+    std::copy(row, row + size_t(converted.cols) * channels, result->pixels.data() + size_t(y) * converted.cols * channels);
+  }
+  return result.release();
+}
+
+}  // namespace
+
 extern "C" cvis_status cvis_image_decode(const uint8_t* data, size_t size, int32_t channels, cvis_image** out) {
   using namespace cvis;
   return Guard([&]() -> cvis_status {
@@ -53,16 +71,7 @@ extern "C" cvis_status cvis_image_decode(const uint8_t* data, size_t size, int32
       else if (c == 4) cv::cvtColor(image, converted, cv::COLOR_BGRA2RGBA);
       else return Fail(CVIS_DECODE_ERROR, Str("unsupported image with ", c, " channels"));
     }
-    auto result = std::make_unique<cvis_image>();
-    result->width = converted.cols;
-    result->height = converted.rows;
-    result->channels = channels;
-    result->pixels.resize(size_t(converted.cols) * converted.rows * channels);
-    for (int y = 0; y < converted.rows; ++y) {
-      const uint8_t* row = converted.ptr<uint8_t>(y);
-      std::copy(row, row + size_t(converted.cols) * channels, result->pixels.data() + size_t(y) * converted.cols * channels);
-    }
-    *out = result.release();
+    *out = NewImage(converted, channels);
     return CVIS_OK;
   });
 }
@@ -86,16 +95,7 @@ extern "C" cvis_status cvis_image_read(const char* path, int32_t channels, cvis_
       cv::cvtColor(bgr, converted, cv::COLOR_BGR2RGBA);
       if (!alpha.empty()) cv::insertChannel(alpha, converted, 3);
     }
-    auto result = std::make_unique<cvis_image>();
-    result->width = converted.cols;
-    result->height = converted.rows;
-    result->channels = channels;
-    result->pixels.resize(size_t(converted.cols) * converted.rows * channels);
-    for (int y = 0; y < converted.rows; ++y) {
-      const uint8_t* row = converted.ptr<uint8_t>(y);
-      std::copy(row, row + size_t(converted.cols) * channels, result->pixels.data() + size_t(y) * converted.cols * channels);
-    }
-    *out = result.release();
+    *out = NewImage(converted, channels);
     return CVIS_OK;
   });
 }

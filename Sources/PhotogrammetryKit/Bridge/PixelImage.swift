@@ -23,12 +23,7 @@ public struct PixelImage: Sendable, Equatable {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             try check(cvis_image_decode(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(channels), &handle))
         }
-        defer { cvis_image_destroy(handle) }
-        width = Int(cvis_image_width(handle))
-        height = Int(cvis_image_height(handle))
-        self.channels = Int(cvis_image_channels(handle))
-        let count = width * height * self.channels
-        pixels = cvis_image_pixels(handle).map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+        self.init(taking: handle)
     }
 
     /// Decodes the image file at `url` (JPEG, PNG, HEIC...) upright, as the pipeline sees it, to
@@ -37,11 +32,16 @@ public struct PixelImage: Sendable, Equatable {
     public init(contentsOf url: URL, channels: Int = 3) throws {
         var handle: OpaquePointer?
         try check(cvis_image_read(url.path, Int32(channels), &handle))
+        self.init(taking: handle)
+    }
+
+    /// Copies the pixels of a decoded image handle and destroys it.
+    private init(taking handle: OpaquePointer?) {
         defer { cvis_image_destroy(handle) }
         width = Int(cvis_image_width(handle))
         height = Int(cvis_image_height(handle))
-        self.channels = Int(cvis_image_channels(handle))
-        let count = width * height * self.channels
+        channels = Int(cvis_image_channels(handle))
+        let count = width * height * channels
         pixels = cvis_image_pixels(handle).map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     }
 

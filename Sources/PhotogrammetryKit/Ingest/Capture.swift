@@ -34,3 +34,19 @@ public struct Capture: Sendable {
     /// Every image file found, usable or not.
     public var imagesTotal: Int { images.count + rejected.count }
 }
+
+extension Capture {
+    /// The capture's root and every folder below it down to the image folder, root first:
+    /// where masks and depth images beside the images are looked for.
+    var foldersFromRoot: [URL] {
+        var folders: [URL] = []
+        let rootPath = root.standardizedFileURL.path
+        var folder = imageRoot.standardizedFileURL
+        while folder.path.hasPrefix(rootPath) {
+            folders.insert(folder, at: 0)
+            if folder.path == rootPath { break }
+            folder = folder.deletingLastPathComponent()
+        }
+        return folders
+    }
+}

@@ -46,14 +46,7 @@ public enum MaskSource: Sendable, Equatable {
     /// - Throws: ``PipelineError/invalidInput(_:)`` for a `mask.json` that cannot be read, as
     ///   `--mask` would: a run silently unmasked would be a different reconstruction.
     public static func discover(in capture: Capture) throws -> MaskSource? {
-        var folders: [URL] = []
-        let rootPath = capture.root.standardizedFileURL.path
-        var folder = capture.imageRoot.standardizedFileURL
-        while folder.path.hasPrefix(rootPath) {
-            folders.insert(folder, at: 0)
-            if folder.path == rootPath { break }
-            folder = folder.deletingLastPathComponent()
-        }
+        let folders = capture.foldersFromRoot
         let fm = FileManager.default
         for folder in folders {
             var isDirectory: ObjCBool = false

@@ -13,14 +13,7 @@ public struct CaptureDepth: Sendable {
     /// The depth folder a capture carries: `depth/` in the image folder or a folder above it
     /// inside the capture, nearest the capture's root first (as masks are found).
     public static func discover(in capture: Capture) -> CaptureDepth {
-        var folders: [URL] = []
-        let rootPath = capture.root.standardizedFileURL.path
-        var folder = capture.imageRoot.standardizedFileURL
-        while folder.path.hasPrefix(rootPath) {
-            folders.insert(folder, at: 0)
-            if folder.path == rootPath { break }
-            folder = folder.deletingLastPathComponent()
-        }
+        let folders = capture.foldersFromRoot
         for folder in folders {
             var isDirectory: ObjCBool = false
             let depth = folder.appendingPathComponent("depth", isDirectory: true)

@@ -85,6 +85,25 @@ typedef struct cvis_ba_summary {
 cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* options,
                                cvis_ba_summary* summary);
 
+/* Pose priors (ARKit poses): per image a camera centre and a world-to-camera rotation that its
+ * free pose is pulled towards, each through a robust cost (Cauchy, in units of its sigma), so
+ * the poses' frame and scale are the priors' while a few bad priors do not dominate. */
+typedef struct cvis_ba_pose_priors {
+  const uint8_t* has_prior;         /* num_images of the problem: 1 = the image has a prior */
+  const double* centers;            /* num_images x 3: prior camera centre in world */
+  const double* rotations;          /* num_images x 3: prior cam_from_world rotation, angle-axis */
+  double position_sigma;            /* a centre coordinate's standard deviation, world units, > 0 */
+  double rotation_sigma_rad;        /* a rotation's, radians; 0 = no rotation cost */
+  double loss_scale;                /* Cauchy scale in sigmas; default 2 */
+} cvis_ba_pose_priors;
+
+void cvis_ba_pose_priors_default(cvis_ba_pose_priors* priors);
+
+/* cvis_bundle_adjust with pose priors (NULL: none). Poses held constant, or not in the problem
+ * (no observation), take no prior cost. */
+cvis_status cvis_bundle_adjust_with_priors(cvis_ba_problem* problem, const cvis_ba_pose_priors* priors,
+                                           const cvis_ba_options* options, cvis_ba_summary* summary);
+
 /* Residuals (2) of one observation and their Jacobians, as evaluated by the cost function that
  * cvis_bundle_adjust gives it (analytic derivatives, with a constant pose and/or camera held as
  * data), or with autodiff != 0 by the autodiff functor of the same form: for testing the one

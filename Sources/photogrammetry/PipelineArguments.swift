@@ -53,8 +53,17 @@ enum PipelineArguments {
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(try path(text, "--mask", kind: "a mask.json or a folder of masks")))
         }
-        if parsed["priors"] != nil {
-            throw ArgumentParser.Failure(description: "--priors is not available in this version yet")
+        if let text = parsed["priors"] {
+            // Read when the run starts (the capture's image names are needed to match frames).
+            if text == "none" {
+                options.priors = .disabled
+            } else {
+                let url = try path(text, "--priors", kind: "a transforms.json")
+                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else {
+                    throw ArgumentParser.Failure(description: "--priors \(text): no such file (want a transforms.json, or none)")
+                }
+                options.priors = .given(url)
+            }
         }
         return options
     }

@@ -12,6 +12,7 @@
 #include "../util/status.h"
 #include "camera_models.h"
 #include "cost_functions.h"
+#include "pose_prior_costs.h"
 
 namespace cvis {
 namespace {
@@ -180,9 +181,32 @@ ObservationCost MakeObservationCost(int model, double x, double y, double* pose,
   });
 }
 
-cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_options& o, cvis_ba_summary* summary) {
+cvis_status ValidatePriors(const cvis_ba_problem& p, const cvis_ba_pose_priors* priors) {
+  if (!priors) return CVIS_OK;
+  if (p.num_images > 0 && (!priors->has_prior || !priors->centers || !priors->rotations)) {
+    return Fail(CVIS_INVALID_ARGUMENT, "pose priors: a required array is NULL");
+  }
+  if (!(priors->position_sigma > 0) || !(priors->rotation_sigma_rad >= 0) || !(priors->loss_scale > 0)) {
+    return Fail(CVIS_INVALID_ARGUMENT,
+                "pose priors: position_sigma > 0, rotation_sigma_rad >= 0 and loss_scale > 0 required");
+  }
+  for (int32_t i = 0; i < p.num_images; ++i) {
+    if (!priors->has_prior[i]) continue;
+    for (int k = 0; k < 3; ++k) {
+      if (!std::isfinite(priors->centers[3 * size_t(i) + k]) ||
+          !std::isfinite(priors->rotations[3 * size_t(i) + k])) {
+        return Fail(CVIS_INVALID_ARGUMENT, Str("pose priors: image ", i, ": prior is not finite"));
+      }
+    }
+  }
+  return CVIS_OK;
+}
+
+cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, const cvis_ba_options& o,
+                         cvis_ba_summary* summary) {
   const auto start = std::chrono::steady_clock::now();
   if (cvis_status status = ValidateProblem(p, o); status != CVIS_OK) return status;
+  if (cvis_status status = ValidatePriors(p, priors); status != CVIS_OK) return status;
 
   cvis_ba_summary result{};
   result.initial_rms_px = RmsError(p);
@@ -219,6 +243,24 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_options& o, cvis_ba_s
     point_used[point] = 1;
     if (!pose_constant) image_used[image] = 1;
     if (!camera_constant[camera]) camera_used[camera] = 1;
+  }
+
+  // Pose priors on the free poses in the problem, each with its own robust loss (in sigmas).
+  std::unique_ptr<ceres::LossFunction> prior_loss(
+      priors ? new ceres::CauchyLoss(priors->loss_scale) : nullptr);
+  if (priors) {
+    for (int32_t i = 0; i < p.num_images; ++i) {
+      if (!priors->has_prior[i] || !image_used[i] || p.pose_mode[i] == CVIS_POSE_CONSTANT) continue;
+      double* pose = p.image_poses + size_t(i) * 6;
+      problem.AddResidualBlock(
+          PositionPriorError::Create(priors->centers + 3 * size_t(i), priors->position_sigma),
+          prior_loss.get(), pose);
+      if (priors->rotation_sigma_rad > 0) {
+        problem.AddResidualBlock(
+            RotationPriorError::Create(priors->rotations + 3 * size_t(i), priors->rotation_sigma_rad),
+            prior_loss.get(), pose);
+      }
+    }
   }
 
   // Gauge and calibration: only blocks that are in the problem may be marked.
@@ -319,7 +361,25 @@ cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* 
     if (!problem) return cvis::Fail(CVIS_INVALID_ARGUMENT, "problem is NULL");
     cvis_ba_options defaults;
     cvis_ba_options_default(&defaults);
-    return cvis::BundleAdjust(*problem, options ? *options : defaults, summary);
+    return cvis::BundleAdjust(*problem, nullptr, options ? *options : defaults, summary);
+  });
+}
+
+void cvis_ba_pose_priors_default(cvis_ba_pose_priors* priors) {
+  if (!priors) return;
+  *priors = cvis_ba_pose_priors{};
+  priors->position_sigma = 1.0;
+  priors->rotation_sigma_rad = 0.0;
+  priors->loss_scale = 2.0;
+}
+
+cvis_status cvis_bundle_adjust_with_priors(cvis_ba_problem* problem, const cvis_ba_pose_priors* priors,
+                                           const cvis_ba_options* options, cvis_ba_summary* summary) {
+  return cvis::Guard([&] {
+    if (!problem) return cvis::Fail(CVIS_INVALID_ARGUMENT, "problem is NULL");
+    cvis_ba_options defaults;
+    cvis_ba_options_default(&defaults);
+    return cvis::BundleAdjust(*problem, priors, options ? *options : defaults, summary);
   });
 }
 

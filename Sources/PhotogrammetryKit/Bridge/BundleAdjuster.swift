@@ -84,14 +84,17 @@ public enum BundleAdjuster {
     ///   - fixGauge: when true and there is no constant image, the first variable image (lowest
     ///     id) is held constant and so is the largest translation coordinate of the second,
     ///     removing the similarity gauge freedom.
+    ///   - priors: pose priors pulling the free poses (then pass `fixGauge: false`: they fix it).
     ///   - options: loss, tolerances, what intrinsics to refine, threads.
     /// - Throws: ``CVisionError`` (`.invalidArgument` for bad options or data).
     @discardableResult
     public static func adjust(_ reconstruction: inout Reconstruction, imageIDs: Set<ImageID>? = nil,
                               constantImageIDs: Set<ImageID> = [], fixGauge: Bool = true,
+                              priors: BundlePosePriors? = nil,
                               options: BundleAdjustmentOptions = BundleAdjustmentOptions()) throws
         -> BundleAdjustmentSummary {
         try options.validate()
+        try priors?.validate()
         let registered = Set(reconstruction.registeredImageIDs)
         let variable = (imageIDs ?? registered).intersection(registered).sorted()
         let variableSet = Set(variable)
@@ -167,6 +170,15 @@ public enum BundleAdjuster {
             for (k, value) in camera.params.enumerated() { cameraParams[c * stride + k] = value }
         }
         let cameraConstant = cameraVariable.map { $0 ? UInt8(0) : 1 }
+        var hasPrior = [UInt8](repeating: 0, count: problemImages.count)
+        var priorCenters = [Double](repeating: 0, count: problemImages.count * 3)
+        var priorRotations = [Double](repeating: 0, count: problemImages.count * 3)
+        for (i, id) in problemImages.enumerated() {
+            guard let prior = priors?.camFromWorld[id] else { continue }
+            hasPrior[i] = 1
+            let c = prior.centerInWorld, w = Rotation.angleAxis(prior.rotation)
+            for k in 0..<3 { priorCenters[3 * i + k] = c[k]; priorRotations[3 * i + k] = w[k] }
+        }
 
         var cOptions = options.cOptions
         var cSummary = cvis_ba_summary()
@@ -189,7 +201,15 @@ public enum BundleAdjuster {
                 point_constant: nil, num_observations: Int32(obsImage.count),
                 obs_image: oImage.baseAddress, obs_point: oPoint.baseAddress,
                 obs_xy: oXY.baseAddress?.assumingMemoryBound(to: Double.self))
-            try check(cvis_bundle_adjust(&problem, &cOptions, &cSummary))
+            guard let priors else { return try check(cvis_bundle_adjust(&problem, &cOptions, &cSummary)) }
+            try hasPrior.withUnsafeBufferPointer { has in
+            try priorCenters.withUnsafeBufferPointer { centers in
+            try priorRotations.withUnsafeBufferPointer { rotations in
+                var cPriors = cvis_ba_pose_priors(has_prior: has.baseAddress, centers: centers.baseAddress,
+                                                  rotations: rotations.baseAddress, position_sigma: priors.positionSigma,
+                                                  rotation_sigma_rad: priors.rotationSigmaRad, loss_scale: priors.lossScale)
+                try check(cvis_bundle_adjust_with_priors(&problem, &cPriors, &cOptions, &cSummary))
+            }}}
         }}}}}}}}}}
 
         // Write back what was free: cameras of variable images, poses not held constant (constant

@@ -18,6 +18,11 @@ enum CoreDefaults {
     }()
     static let twoView: cvis_two_view_options = { var o = cvis_two_view_options(); cvis_two_view_options_default(&o); return o }()
     static let bundle: cvis_ba_options = { var o = cvis_ba_options(); cvis_ba_options_default(&o); return o }()
+    static let posePriors: cvis_ba_pose_priors = {
+        var o = cvis_ba_pose_priors()
+        cvis_ba_pose_priors_default(&o)
+        return o
+    }()
     static let fusion: cvis_fusion_options = { var o = cvis_fusion_options(); cvis_fusion_options_default(&o); return o }()
     static let texture: cvis_texture_options = {
         var o = cvis_texture_options()

@@ -11,7 +11,7 @@ import Foundation
 /// model's own (`applied_transform` is the identity: no axes swapped, unlike `ns-process-data`).
 public struct NerfstudioTransforms: Codable, Equatable {
     /// A camera's intrinsics in nerfstudio's names.
-    public struct Intrinsics: Codable, Equatable {
+    public struct Intrinsics: Codable, Equatable, Sendable {
         public var cameraModel: String?
         public var flX: Double?, flY: Double?, cx: Double?, cy: Double?
         public var w: Int?, h: Int?

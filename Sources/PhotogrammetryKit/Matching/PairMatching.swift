@@ -92,11 +92,17 @@ public enum PairMatching {
     ///   - features: per image (all non-nil: callers drop failed images first).
     ///   - calibration: per image, its calibration matrix when the focal length is trusted (E is
     ///     then estimated alongside F), else nil.
+    ///   - priorViews: per image, its view from the pose priors (nil without one); nil when the
+    ///     run has no priors.
     public static func run(features: [FeatureSet], calibration: [Matrix3?], options: MatchingOptions,
-                           threads: Int, progress: ProgressSink?) throws -> Result {
+                           threads: Int, progress: ProgressSink?, priorViews: [PairSelection.PriorView?]? = nil) throws -> Result {
         let start = DispatchTime.now()
-        let selection = try PairSelection.select(features: features, options: options.pairs, threads: threads)
+        let selection = try PairSelection.select(features: features, options: options.pairs, threads: threads,
+                                                 priorViews: priorViews)
         var how = selection.strategy.rawValue
+        if selection.strategy == .priors {
+            how += String(format: " (%d most overlapping views each)", options.pairs.priorNeighbours)
+        }
         if selection.strategy == .retrieval {
             how += String(format: " (%d neighbours%@, %.1f s)", options.pairs.retrievalNeighbours,
                           selection.isSequence ? " + sequential" : "", seconds(since: start))

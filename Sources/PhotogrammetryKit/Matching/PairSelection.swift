@@ -10,6 +10,9 @@ public struct PairSelectionOptions: Sendable {
         case retrieval
         /// Sequential neighbours, pairs 2^k apart and loop closure at the ends, whatever the size.
         case sequential
+        /// Each image with the images whose views overlap its own by the pose priors (automatic
+        /// when the run has priors).
+        case priors
     }
 
     /// How pairs are chosen. Default automatic.
@@ -42,6 +45,12 @@ public struct PairSelectionOptions: Sendable {
     /// sequences also get sequential neighbours and quadratic overlap. Default 0.5 (an unordered
     /// capture of n images reaches about retrievalNeighbours / n).
     public var sequenceFraction = 0.5
+    /// Priors: each image is matched with this many of the views that overlap its own most.
+    /// Default 8. (synthetic-room, 60 frames: see README's pose priors).
+    public var priorNeighbours = 8
+    /// Priors: views sharing less than this share of their frustums' samples are never paired.
+    /// Default 0.05.
+    public var priorMinOverlap = 0.05
     /// Retrieval: the vocabulary and its scoring.
     public var retrieval = RetrievalOptions()
 
@@ -49,9 +58,11 @@ public struct PairSelectionOptions: Sendable {
 
     /// Throws when a value is out of range.
     public func validate() throws {
-        if exhaustiveLimit < 2 || sequentialOverlap < 1 || retrievalNeighbours < 1 || !(0...1).contains(sequenceFraction) {
+        if exhaustiveLimit < 2 || sequentialOverlap < 1 || retrievalNeighbours < 1 || !(0...1).contains(sequenceFraction)
+            || priorNeighbours < 1 || !(0..<1).contains(priorMinOverlap) {
             throw PipelineError.invalidOption(
-                "pair selection: exhaustiveLimit >= 2, sequentialOverlap >= 1, retrievalNeighbours >= 1, sequenceFraction in [0, 1]")
+                "pair selection: exhaustiveLimit >= 2, sequentialOverlap >= 1, retrievalNeighbours >= 1, sequenceFraction in [0, 1], "
+                    + "priorNeighbours >= 1, priorMinOverlap in [0, 1)")
         }
         try retrieval.validate()
     }
@@ -71,10 +82,13 @@ public enum PairSelection {
         public var consecutiveFraction: Double?
     }
 
-    /// The strategy `options` resolve to for images with these feature counts.
-    public static func strategy(featureCounts: [Int], options: PairSelectionOptions) -> PairSelectionOptions.Strategy {
+    /// The strategy `options` resolve to for images with these feature counts (`hasPriors`:
+    /// the run has pose priors for its images).
+    public static func strategy(featureCounts: [Int], options: PairSelectionOptions, hasPriors: Bool = false)
+        -> PairSelectionOptions.Strategy {
         switch options.strategy {
         case .automatic:
+            if hasPriors { return .priors }
             if options.walk { return .sequential }
             let affordable = featureCounts.count <= options.exhaustiveLimit
                 && comparisons(featureCounts: featureCounts) <= options.exhaustiveComparisons
@@ -91,9 +105,19 @@ public enum PairSelection {
     }
 
     /// Chooses the pairs to match among `features` (images ordered by name).
-    public static func select(features: [FeatureSet], options: PairSelectionOptions, threads: Int) throws -> Selection {
+    /// - Parameter priorViews: per image its view from the pose priors (nil without one); nil
+    ///   when the run has no priors.
+    public static func select(features: [FeatureSet], options: PairSelectionOptions, threads: Int,
+                              priorViews: [PriorView?]? = nil) throws -> Selection {
         let count = features.count
-        switch strategy(featureCounts: features.map(\.count), options: options) {
+        let hasPriors = (priorViews?.compactMap { $0 }.count ?? 0) >= 2
+        switch strategy(featureCounts: features.map(\.count), options: options, hasPriors: hasPriors) {
+        case .priors:
+            guard hasPriors, let priorViews else {
+                throw PipelineError.invalidOption("--pairs priors needs pose priors (a transforms.json, --priors)")
+            }
+            return Selection(pairs: priorPairs(views: priorViews, neighbours: options.priorNeighbours, minOverlap: options.priorMinOverlap),
+                             strategy: .priors)
         case .exhaustive, .automatic: return Selection(pairs: exhaustivePairs(count: count), strategy: .exhaustive)
         case .sequential: return Selection(pairs: sequentialPairs(count: count, options: options), strategy: .sequential)
         case .retrieval:

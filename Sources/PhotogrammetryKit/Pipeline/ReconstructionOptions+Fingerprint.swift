@@ -17,12 +17,19 @@ extension ReconstructionOptions {
         case .given(.directory(let folder)): mask = "dir:" + folder.standardizedFileURL.path
         case .given(let source): mask = source.cacheKey
         }
+        // Automatic priors add no word, so runs without `--priors` keep their fingerprints.
+        let priors: [String]
+        switch self.priors {
+        case .automatic: priors = []
+        case .disabled: priors = ["priors=none"]
+        case .given(let url): priors = ["priors=" + url.standardizedFileURL.path]
+        }
         let intrinsics = fixedIntrinsics.map { "\($0.fx),\($0.fy),\($0.cx),\($0.cy)" } ?? "none"
         return ["detail=\(detail.rawValue)", "sparse_only=\(sparseOnly)", "room=\(room)", "mask=\(mask)",
                 "intrinsics=\(intrinsics)", "seed=\(seed)", "camera_model=\(cameraModel?.name ?? "auto")",
                 "pairs=\(matching.pairs.strategy.rawValue)", "neighbours=\(matching.pairs.retrievalNeighbours)",
                 "blur_floor=\(blurFloorFraction)", "blank_contrast=\(blankContrast)", "sift=\(sift.cacheKey)",
-                "version=\(Report().version)"].joined(separator: " ")
+                "version=\(Report().version)"].joined(separator: " ") + priors.map { " " + $0 }.joined()
     }
 
     /// ``fingerprintText`` hashed: "fnv1a64:" and 16 hex digits, what `report.json` records as

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything a reconstruction run can be told; each stage's options nest here.
 public struct ReconstructionOptions: Sendable {
     /// Detail level of dense and mesh work (`preview` ... `raw`). Default full.
@@ -15,6 +17,8 @@ public struct ReconstructionOptions: Sendable {
     /// are rejected as blank. Default 1/255: less than one grey level of an 8-bit file, a frame
     /// that holds no structure at the precision it was stored with.
     public var blankContrast = 1.0 / 255
+    /// Where pose priors come from (`--priors`). Default automatic.
+    public var priors = PriorSelection.automatic
     /// Pinhole intrinsics to hold fixed, from `--intrinsics`. Default nil (self-calibrate).
     public var fixedIntrinsics: FixedIntrinsics?
     /// Worker threads for every parallel stage. Default 2.
@@ -67,4 +71,14 @@ public enum MaskSelection: Sendable, Equatable {
     case disabled
     /// The masks given with `--mask`.
     case given(MaskSource)
+}
+
+/// Where pose priors come from.
+public enum PriorSelection: Sendable, Equatable {
+    /// A `transforms.json` beside the images (in the image folder or a folder above it), if any.
+    case automatic
+    /// No priors, even when the capture carries a `transforms.json` (`--priors none`).
+    case disabled
+    /// The file given with `--priors`.
+    case given(URL)
 }

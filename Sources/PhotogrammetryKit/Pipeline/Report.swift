@@ -96,12 +96,13 @@ public struct Report: Codable, Sendable {
     /// Metres per unit of the reconstruction as SfM made it, by which `sparse/` and everything
     /// after it were multiplied; nil when no scale is known.
     public var metricScale: Double?
-    /// Where ``metricScale`` came from: "lidar_depth" (the views' depth images) or "none"
-    /// ("pose_priors" is reserved).
+    /// Where ``metricScale`` came from: "lidar_depth" (the views' depth images), "pose_priors"
+    /// (the model was put in the priors' frame: `transforms.json`, `--priors`) or "none".
     public var scaleSource: String? = "none"
-    /// Half the 16-84 % range of the points' depth ratios over the factor (one point's scatter).
+    /// Half the 16-84 % range of the points' depth ratios over the factor (one point's scatter);
+    /// with pose priors, of the camera-pair distance ratios (priors over SfM).
     public var metricScaleSpread: Double?
-    /// Points whose depth ratios gave the factor.
+    /// Points whose depth ratios gave the factor; with pose priors, the cameras whose priors did.
     public var metricScalePoints: Int?
     /// Why there is no metric scale although views carry depth images.
     public var metricScaleNote: String?

@@ -38,8 +38,11 @@ public struct ExportStage: CheckpointedStage {
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         let layout = context.layout
-        let scaling = MetricScaling.measure(scene.models, images: scene.usable.images, depth: scene.depth,
-                                            options: options.metricScale, threads: context.threads)
+        // A model in the pose priors' frame is in their units already: depth would only scale it
+        // out of that frame.
+        let scaling = Self.priorAlignment(scene) != nil ? nil
+            : MetricScaling.measure(scene.models, images: scene.usable.images, depth: scene.depth,
+                                    options: options.metricScale, threads: context.threads)
         let models = scaling?.apply(to: scene.models) ?? scene.models
         for (n, model) in models.enumerated() {
             try Self.publish(layout.sparse(n)) { try model.writeColmapText(to: $0) }
@@ -86,6 +89,12 @@ public struct ExportStage: CheckpointedStage {
         if !scene.models.isEmpty, !FileManager.default.fileExists(atPath: context.layout.transformsJSON.path) {
             throw PipelineError.io("\(context.layout.transformsJSON.path) is missing")
         }
+        if let alignment = Self.priorAlignment(scene) {
+            Self.report(alignment, in: &scene.report)
+            context.progress?.event(.metricScale, String(format: "metric scale: %.6g m per model unit from the pose priors of %d cameras "
+                                                         + "(spread %.1f %%); the model is in the priors' frame",
+                                                         alignment.scale, alignment.inliers, 100 * alignment.spread))
+        }
         guard let scaling = output.scaling else { return }
         scene.models = scaling.apply(to: scene.models)
         Self.report(scaling, in: &scene.report)
@@ -103,6 +112,18 @@ public struct ExportStage: CheckpointedStage {
         for i in report.images.indices {
             report.images[i].centerTop = report.images[i].centerTop?.map { $0 * estimate.factor }
         }
+    }
+
+    /// The largest model's alignment to the pose priors, when it was put in their frame.
+    static func priorAlignment(_ scene: ReconstructionScene) -> PriorAlignment? { scene.priorAlignments.first ?? nil }
+
+    /// The pose priors' scale in the report (the model is already in their frame and units).
+    static func report(_ alignment: PriorAlignment, in report: inout Report) {
+        report.scaleSource = "pose_priors"
+        report.metricScale = alignment.scale
+        report.metricScaleSpread = alignment.spread
+        report.metricScalePoints = alignment.inliers
+        report.metricScaleNote = nil
     }
 
     /// One event for the scale (or its absence), one per depth image that could not be used.

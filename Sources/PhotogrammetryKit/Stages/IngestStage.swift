@@ -11,6 +11,8 @@ public struct IngestStage: ReconstructionStage {
         public var mask = MaskSelection.automatic
         /// The room is the subject: the capture's own masks are not used. Default false.
         public var room = false
+        /// Where pose priors come from. Default automatic (a `transforms.json` beside the images).
+        public var priors = PriorSelection.automatic
 
         public init() {}
 
@@ -22,7 +24,13 @@ public struct IngestStage: ReconstructionStage {
             case .given(.directory): mask = "dir"
             case .given(let source): mask = source.cacheKey
             }
-            return "mask=\(mask) room=\(room)"
+            // Automatic priors add nothing: keys of runs without priors stay as they were (the
+            // priors found enter the content digest).
+            switch priors {
+            case .automatic: return "mask=\(mask) room=\(room)"
+            case .disabled: return "mask=\(mask) room=\(room) priors=none"
+            case .given: return "mask=\(mask) room=\(room) priors=given"
+            }
         }
 
         public func validate() throws {}
@@ -34,6 +42,8 @@ public struct IngestStage: ReconstructionStage {
         public var masks: MaskSource?
         /// The capture's depth folder, if it carries one.
         public var depth = CaptureDepth(folder: nil)
+        /// The pose priors the run uses, if any.
+        public var priors: PosePriors?
         /// Every image's and mask's contents with the names they go by, hashed.
         public var contentDigest: String
     }
@@ -51,8 +61,15 @@ public struct IngestStage: ReconstructionStage {
         guard capture.images.count >= CaptureLoader.minimumImages else { return Output(capture: capture, contentDigest: "") }
         let masks = try resolveMasks(capture, context)
         let depth = CaptureDepth.discover(in: capture)
-        return Output(capture: capture, masks: masks, depth: depth,
-                      contentDigest: contentDigest(capture, masks: masks, threads: context.threads))
+        let priors = try resolvePriors(capture)
+        var digest = contentDigest(capture, masks: masks, threads: context.threads)
+        if let priors {
+            var hash = StableHash()
+            hash.add(digest)
+            hash.add("priors " + priors.digest)
+            digest = hash.hex
+        }
+        return Output(capture: capture, masks: masks, depth: depth, priors: priors, contentDigest: digest)
     }
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
@@ -60,6 +77,7 @@ public struct IngestStage: ReconstructionStage {
         scene.capture = capture
         scene.masks = output.masks
         scene.depth = output.depth
+        scene.priors = output.priors
         scene.contentDigest = output.contentDigest
         scene.report.imagesTotal = capture.imagesTotal
         scene.report.rejectedImages = capture.rejected
@@ -68,6 +86,7 @@ public struct IngestStage: ReconstructionStage {
         }
         try scene.requireUsableImages(capture.images, of: capture, context)
         if let masks = output.masks { context.progress?.event(.masksUsed, masks.summary) }
+        if let priors = output.priors { context.progress?.event(.posePriors, priors.summary) }
         if case .directory? = output.masks {
             for image in capture.images where output.masks?.maskURL(for: image) == nil {
                 context.progress?.event(.maskMissing, "\(image.name): no mask, the whole frame is used", subject: image.name)
@@ -104,6 +123,21 @@ public struct IngestStage: ReconstructionStage {
             hash.add(rejected.reason)
         }
         return hash.hex
+    }
+
+    /// The pose priors this run uses: given, or a `transforms.json` beside the images, or none.
+    func resolvePriors(_ capture: Capture) throws -> PosePriors? {
+        switch options.priors {
+        case .disabled: return nil
+        case .given(let url): return try PosePriors.load(url, images: capture.images)
+        case .automatic:
+            guard let url = PosePriors.discover(in: capture) else { return nil }
+            do {
+                return try PosePriors.load(url, images: capture.images)
+            } catch PipelineError.invalidInput(let message) where !message.hasSuffix("--priors none ignores it") {
+                throw PipelineError.invalidInput(message + "; --priors none ignores it")
+            }
+        }
     }
 
     /// The masks this run uses: given, or carried by the capture (not for rooms), or none.

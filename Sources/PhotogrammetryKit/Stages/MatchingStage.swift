@@ -50,9 +50,11 @@ public struct MatchingStage: CheckpointedStage {
     }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
-        let calibration = cameraSetup(scene).trustedCalibration(imageCount: scene.usable.images.count)
+        let setup = cameraSetup(scene)
+        let calibration = setup.trustedCalibration(imageCount: scene.usable.images.count)
         let matching = try PairMatching.run(features: scene.features, calibration: calibration, options: options.effectiveMatching,
-                                            threads: context.threads, progress: context.progress)
+                                            threads: context.threads, progress: context.progress,
+                                            priorViews: priorViews(scene, setup))
         let evidence = try fixedCameraEvidence(matching.staticFeatures, scene, context)
         return Output(matching: matching, turntable: evidence != nil, turntableEvidence: evidence)
     }
@@ -67,6 +69,22 @@ public struct MatchingStage: CheckpointedStage {
         scene.report.turntableEvidence = output.turntableEvidence
         if output.matching.staticFeatures.isTurntable {
             scene.report.staticFeaturesDiscarded = output.matching.staticFeatures.discardedCount
+        }
+    }
+
+    /// Each usable image's view from the pose priors (its frustum from the priors' intrinsics,
+    /// else from the camera set-up's); nil without priors.
+    func priorViews(_ scene: ReconstructionScene, _ setup: CameraSetup) -> [PairSelection.PriorView?]? {
+        guard let priors = scene.priors else { return nil }
+        return scene.usable.images.enumerated().map { i, image in
+            guard let prior = priors.byName[image.name] else { return nil }
+            // The priors' intrinsics only when they are of the image as it is upright (a sensor's
+            // landscape intrinsics for a portrait frame would swap the frustum's sides).
+            let own = prior.camera.flatMap { ($0.width > $0.height) == (image.width > image.height) ? $0 : nil }
+            let camera = own ?? setup.cameras[setup.cameraOfImage[i].rawValue - 1]
+            let f = camera.focalLengths
+            return PairSelection.PriorView(camFromWorld: prior.camFromWorld,
+                                           halfTangents: SIMD2(Double(camera.width) / (2 * f.x), Double(camera.height) / (2 * f.y)))
         }
     }
 

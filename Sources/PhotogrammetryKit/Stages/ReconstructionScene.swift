@@ -10,6 +10,8 @@ public final class ReconstructionScene {
     public var masks: MaskSource?
     /// Where the capture's depth images are (a `depth/` folder; HEIC depth items need none).
     public var depth = CaptureDepth(folder: nil)
+    /// The pose priors of the capture's images (`transforms.json`), if the run uses any.
+    public var priors: PosePriors?
     /// The images left after features (failed, blank and blurred frames out), in index order.
     public var usable = Capture(imageRoot: URL(fileURLWithPath: "/"), root: URL(fileURLWithPath: "/"), images: [], rejected: [])
     /// Features of each image of `usable`.
@@ -22,6 +24,8 @@ public final class ReconstructionScene {
     public var turntable = false
     /// Every model, largest first.
     public var models: [Reconstruction] = []
+    /// With pose priors: per model, how it was put in the priors' frame (nil: it was not).
+    public var priorAlignments: [PriorAlignment?] = []
     /// The key of what the stages so far made (chained: each stage's key hashes the one before).
     public var key = ""
     /// What the run found, as `report.json`.

@@ -11,6 +11,8 @@ public struct SparseStage: CheckpointedStage {
         public var matching = MatchingOptions()
         /// Seed of RANSAC and sampling. Default 0.
         public var seed: UInt64 = 0
+        /// Putting the models into the pose priors' frame, when the run has priors.
+        public var priorAlignment = PriorAlignmentOptions()
 
         public init() {}
 
@@ -24,12 +26,15 @@ public struct SparseStage: CheckpointedStage {
         public func validate() throws {
             try mapper.validate()
             try matching.validate()
+            try priorAlignment.validate()
         }
     }
 
     /// Every model, largest first, without unregistered images.
     public struct Output: Codable {
         public var models: [Reconstruction]
+        /// With pose priors: per model, how it was put in the priors' frame (nil: it was not).
+        public var priorAlignments: [PriorAlignment?]?
     }
 
     public static let name = "sparse"
@@ -46,12 +51,51 @@ public struct SparseStage: CheckpointedStage {
         if models[0].registeredImageIDs.count < scene.usable.images.count {
             models = try secondPass(models, matching: matching, setup: setup, scene, context)
         }
-        return Output(models: models)
+        guard let priors = scene.priors else { return Output(models: models) }
+        var alignments: [PriorAlignment?] = []
+        let byImage = Dictionary(uniqueKeysWithValues: scene.usable.images.enumerated().compactMap { i, image in
+            priors.byName[image.name].map { (ImageID(i + 1), $0.camFromWorld) }
+        })
+        for n in models.indices {
+            alignments.append(try PriorAlignment.align(&models[n], priors: byImage, options: options.priorAlignment,
+                                                       bundle: priorBundleOptions(setup)))
+        }
+        return Output(models: models, priorAlignments: alignments)
+    }
+
+    /// With priors, the alignment's options (the models are refined with them): "" without,
+    /// so that runs without priors keep their keys.
+    public func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String {
+        scene.priors == nil ? "" : "priors " + StageKey.describe(options.priorAlignment)
+    }
+
+    /// Bundle adjustment with priors refines as the mapper's final global adjustment does.
+    func priorBundleOptions(_ setup: CameraSetup) -> BundleAdjustmentOptions {
+        var ba = BundleAdjustmentOptions()
+        ba.loss = .cauchy
+        ba.lossScale = options.mapper.bundleLossScalePx
+        ba.refineFocalLength = !setup.isFixed && options.mapper.refineIntrinsics
+        ba.refineExtraParams = ba.refineFocalLength
+        ba.refinePrincipalPoint = false
+        ba.numThreads = 1
+        return ba
     }
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
         guard !output.models.isEmpty else { throw PipelineError.io("sparse checkpoint holds no model") }
         scene.models = output.models
+        scene.priorAlignments = output.priorAlignments ?? []
+        for (n, alignment) in (output.priorAlignments ?? []).enumerated() {
+            let which = n == 0 ? "sparse" : "model \(n + 1)"
+            guard let a = alignment else {
+                context.progress?.event(.priorAlignment, "\(which): too few cameras with pose priors; left in its own frame")
+                continue
+            }
+            context.progress?.event(.priorAlignment, String(
+                format: "%@ in the pose priors' frame: scale %.6g, %d of %d cameras with priors kept, spread %.2f %%, "
+                    + "sigmas %.3g and %.2f°, mean centre offset %.3g", which, a.scale, a.inliers, a.cameras,
+                100 * a.spread, a.positionSigma, a.rotationSigmaDeg, a.meanCenterOffset))
+        }
         scene.summarize()
         scene.describeModels(context)
         scene.describeImages()

@@ -9,6 +9,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 1xx ingest
     case imageRejected = 100
     case tooFewImages = 101
+    case posePriors = 102
     // 2xx features
     case featuresResumed = 200
     case fewViewsFullResolution = 201
@@ -28,6 +29,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case focalLengthEstimated = 400
     case secondPass = 401
     case severalModels = 402
+    case priorAlignment = 403
     // 5xx diagnosis
     case lowAlignment = 500
     case incompleteCircle = 501
@@ -98,6 +100,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         switch self {
         case .imageRejected: "a file of the capture cannot be used (not a regular file, empty, truncated, too small, a control character in its name, a zip inside, an undecodable format)"
         case .tooFewImages: "fewer than 3 usable images: the run stops (report.json lists the reasons)"
+        case .posePriors: "pose priors (`transforms.json` beside the images or `--priors`): for how many images, from which file"
         case .featuresResumed: "features of some images loaded from the checkpoint of an earlier run (`work/features-*`)"
         case .fewViewsFullResolution: "a capture of few views (at most 64 MP in all) is detected at full resolution"
         case .contrastLowered: "frames with fewer than 500 features had SIFT's contrast threshold lowered (a plain surface)"
@@ -114,6 +117,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .focalLengthEstimated: "a camera's focal length from the fundamental matrices"
         case .secondPass: "SfM ran again on the graph of the second matching pass; which result was kept"
         case .severalModels: "the images make more than one model (`sparse-2/`, ...)"
+        case .priorAlignment: "a model was put in the pose priors' frame: the similarity's scale, the cameras that agreed, the priors' spread"
         case .lowAlignment: "below 90 % of the usable images registered: texture, blur or overlap"
         case .incompleteCircle: "the cameras cover less than 300° of azimuth: walk the rest of the circle"
         case .singleRing: "less than 15° of elevation spread: add a higher or lower ring"
@@ -121,7 +125,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .anglesNotReported: "azimuth coverage and elevation spread are null (a walk-through, too few cameras), and why"
         case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
-        case .metricScale: "the model's metric scale from the views' depth images (factor, spread, points), or why there is none"
+        case .metricScale: "the model's metric scale from the views' depth images or the pose priors (factor, spread, points or cameras), or why there is none"
         case .depthUnusable: "a view's depth image cannot give scale (no metric range, not in the photo's frame, unreadable): not used"
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
         case .stageResumed: "a stage's output was loaded from its checkpoint (`work/checkpoints/`, same key: same inputs and options), not computed"

@@ -35,7 +35,11 @@ public enum ReportSummary {
             lines.append(row("accuracy", "\(ReportFormat.fixed(report.meanReprojectionErrorPx, 2)) px mean "
                 + "reprojection error, \(ReportFormat.count(report.points3D)) points"))
         }
-        if let factor = report.metricScale {
+        if let factor = report.metricScale, report.scaleSource == "pose_priors" {
+            lines.append(row("scale", "metres, in the pose priors' frame: \(String(format: "%.6g", factor)) m per SfM unit, "
+                + "\(ReportFormat.count(report.metricScalePoints ?? 0)) cameras' distances agree within "
+                + "\(ReportFormat.fixed(100 * (report.metricScaleSpread ?? 0), 1)) %"))
+        } else if let factor = report.metricScale {
             lines.append(row("scale", "metres, from depth images: \(String(format: "%.6g", factor)) m per SfM unit, "
                 + "\(ReportFormat.count(report.metricScalePoints ?? 0)) points agree within "
                 + "\(ReportFormat.fixed(100 * (report.metricScaleSpread ?? 0), 1)) %"))

@@ -83,8 +83,9 @@ public struct PriorAlignment: Codable, Sendable, Equatable {
         let rotationSigmaDeg = max((angles.median() ?? 0) / 1.538, options.minRotationSigmaDeg)
         let bundlePriors = BundlePosePriors(camFromWorld: Dictionary(uniqueKeysWithValues: keptIDs.map { ($0, priors[$0]!) }),
                                             positionSigma: positionSigma, rotationSigmaRad: rotationSigmaDeg * .pi / 180)
-        try BundleAdjuster.adjust(&model, imageIDs: nil, constantImageIDs: [], fixGauge: false, priors: bundlePriors,
-                                  options: bundle)
+        let summary = try BundleAdjuster.adjust(&model, imageIDs: nil, constantImageIDs: [], fixGauge: false,
+                                                priors: bundlePriors, options: bundle)
+        trace("prior BA \(summary.traceDescription)")
 
         let finalCentres = ids.map { model.images[$0]!.camFromWorld!.centerInWorld }
         let scale = Similarity3.leastSquares(from: sfmCentres, to: finalCentres)?.scale ?? similarity.scale

@@ -63,6 +63,26 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path), "refused before anything is written")
     }
 
+    func testBadPriorsAreOneLineNamingTheFile() throws {
+        let input = try captureFolder(good: 3)
+        let folder = try makeBridgeTestDirectory(self)
+        let missing = try run(["reconstruct", input.path, folder.appendingPathComponent("out").path, "--priors", "/no/such.json"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertEqual(missing.errorLines, ["photogrammetry: error: --priors /no/such.json: no such file (want a transforms.json, or none)"])
+        let bad = folder.appendingPathComponent("transforms.json")
+        try Data("{\"frames\": 3}".utf8).write(to: bad)
+        let unreadable = try run(["reconstruct", input.path, folder.appendingPathComponent("out2").path, "--sparse-only", "--priors", bad.path])
+        XCTAssertEqual(unreadable.status, 1)
+        XCTAssertEqual(unreadable.errorLines, ["photogrammetry: error: \(bad.path): no \"frames\" array"])
+        // The same file beside the images: named, with the way out.
+        try FileManager.default.copyItem(at: bad, to: input.appendingPathComponent("transforms.json"))
+        let beside = try run(["reconstruct", input.path, folder.appendingPathComponent("out3").path, "--sparse-only"])
+        XCTAssertEqual(beside.status, 1)
+        XCTAssertEqual(beside.errorLines.count, 1)
+        XCTAssertTrue(beside.errorLines.first?.hasSuffix("transforms.json: no \"frames\" array; --priors none ignores it") == true,
+                      "\(beside.errorLines)")
+    }
+
     func testUnknownOptionsAndCommandsAreOneLine() throws {
         let unknown = try run(["reconstruct", "in", "out", "--bogus"])
         XCTAssertEqual(unknown.status, 2)

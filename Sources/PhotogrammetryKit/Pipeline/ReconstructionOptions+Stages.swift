@@ -5,6 +5,7 @@ extension ReconstructionOptions {
         var stage = IngestStage.Options()
         stage.mask = mask
         stage.room = room
+        stage.keyframes = keyframes
         return stage
     }
 

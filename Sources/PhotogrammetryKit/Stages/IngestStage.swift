@@ -11,6 +11,8 @@ public struct IngestStage: ReconstructionStage {
         public var mask = MaskSelection.automatic
         /// The room is the subject: the capture's own masks are not used. Default false.
         public var room = false
+        /// How a video's keyframes are chosen (``KeyframeSelection/Options``).
+        public var keyframes = KeyframeSelection.Options()
 
         public init() {}
 
@@ -25,7 +27,7 @@ public struct IngestStage: ReconstructionStage {
             return "mask=\(mask) room=\(room)"
         }
 
-        public func validate() throws {}
+        public func validate() throws { try keyframes.validate() }
     }
 
     /// The capture, its masks and the digest of their contents.
@@ -46,7 +48,9 @@ public struct IngestStage: ReconstructionStage {
     }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
-        let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work)
+        let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work, keyframes: options.keyframes) {
+            context.progress?.update(stage: Self.name, done: $0, total: $1) ?? true
+        }
         // Too few images is the first thing to say (``apply`` says it); masks come after.
         guard capture.images.count >= CaptureLoader.minimumImages else { return Output(capture: capture, contentDigest: "") }
         let masks = try resolveMasks(capture, context)
@@ -63,6 +67,12 @@ public struct IngestStage: ReconstructionStage {
         scene.contentDigest = output.contentDigest
         scene.report.imagesTotal = capture.imagesTotal
         scene.report.rejectedImages = capture.rejected
+        scene.report.video = capture.video
+        for source in capture.video?.sources ?? [] {
+            context.progress?.event(.videoKeyframes, "\(source.file): \(source.framesDecoded) frames decoded (\(source.codec), "
+                + "\(source.width)x\(source.height), rotated \(source.rotationDeg)°), \(source.keyframes) keyframes, "
+                + "\(source.blurredFrames.count) frames blurred")
+        }
         for rejected in capture.rejected {
             context.progress?.event(.imageRejected, "rejected \(rejected.name): \(rejected.reason)", subject: rejected.name)
         }

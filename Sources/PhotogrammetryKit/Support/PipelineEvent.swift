@@ -9,6 +9,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 1xx ingest
     case imageRejected = 100
     case tooFewImages = 101
+    case videoKeyframes = 102
     // 2xx features
     case featuresResumed = 200
     case fewViewsFullResolution = 201
@@ -98,6 +99,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         switch self {
         case .imageRejected: "a file of the capture cannot be used (not a regular file, empty, truncated, too small, a control character in its name, a zip inside, an undecodable format)"
         case .tooFewImages: "fewer than 3 usable images: the run stops (report.json lists the reasons)"
+        case .videoKeyframes: "a video's keyframes were chosen: frames decoded, keyframes, frames left out as blurred (`video` in report.json)"
         case .featuresResumed: "features of some images loaded from the checkpoint of an earlier run (`work/features-*`)"
         case .fewViewsFullResolution: "a capture of few views (at most 64 MP in all) is detected at full resolution"
         case .contrastLowered: "frames with fewer than 500 features had SIFT's contrast threshold lowered (a plain surface)"

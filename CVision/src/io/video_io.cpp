@@ -2,7 +2,9 @@
 // every frame (sharpness, motion of tracked points), and a second that writes chosen frames.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,10 @@ namespace {
 
 // Opens path with FFmpeg and OpenCV's auto-rotation off (see ClockwiseRotation).
 cvis_status OpenVideo(const std::string& path, cv::VideoCapture* capture) {
+  // FFmpeg's own log lines ("moov atom not found") would come before our one-line error; OpenCV
+  // reads this variable as it first loads FFmpeg (-8: AV_LOG_QUIET). A user's own setting wins.
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0); });
   if (!capture->open(path, cv::CAP_FFMPEG) || !capture->isOpened()) {
     return Fail(CVIS_DECODE_ERROR,
                 Str(BaseName(path), ": cannot be opened as a video (not a video file, corrupt, or an unknown codec)"));

@@ -29,8 +29,10 @@ cvis_status cvis_video_probe(const char* path, cvis_video_info* info);
 typedef struct cvis_video_measure_options {
   int32_t sharpness_side;  /* default 640: longer side of the grey copy sharpness is measured on */
   int32_t flow_side;       /* default 320: longer side of the grey copy points are tracked on */
-  int32_t max_points;      /* default 300: corners tracked from a reference frame */
-  double reseed_tracked;   /* default 0.5: a new reference once fewer of its points are tracked */
+  int32_t max_points;      /* default 300: corners tracked */
+  double reseed_tracked;   /* default 0.5: new corners once fewer of those found last remain */
+  double renew_distance;   /* default 0.02 of the longer side: a new reference frame once the
+                              picture moved this far from it (shake below it cancels out) */
 } cvis_video_measure_options;
 
 void cvis_video_measure_options_default(cvis_video_measure_options* options);
@@ -38,14 +40,16 @@ void cvis_video_measure_options_default(cvis_video_measure_options* options);
 /* One decoded frame's measures. */
 typedef struct cvis_video_frame_measure {
   double sharpness;  /* variance of the Laplacian of the grey copy (levels², 0..255 grey) */
-  double motion;     /* change, since the previous frame, of the median distance of the tracked
-                        points from where they were in the reference frame, as a fraction of the
-                        frame's longer side (may be negative: a camera moving back); the sum over
-                        frames is how far the picture moved, jitter within a reference cancelling */
-  double tracked;    /* fraction of the reference frame's points still tracked */
+  double motion;     /* change, since the previous frame, of the tracked points' median distance
+                        from where they were in the reference frame, as a fraction of the
+                        frame's longer side (tracks that do not come back to within a pixel when
+                        followed backwards left out); negative when the camera moves back. The
+                        sum over frames is how far the picture travelled, in steps of at least
+                        renew_distance, so that shake does not add up */
+  double tracked;    /* fraction of the points found at the last reseed still tracked */
   double time_s;     /* presentation time, seconds */
   int32_t lost;      /* 1 when tracking from the previous frame failed (a cut, a jump too large
-                        to follow): motion is then 0 and the frame becomes the new reference */
+                        to follow): motion is then 0 and new corners are found in this frame */
 } cvis_video_frame_measure;
 
 /* Called after every decoded frame with the count so far; a nonzero return cancels the call

@@ -85,13 +85,16 @@ double Median(std::vector<double> values) {
   return values[middle];
 }
 
-// Points followed from a reference frame through every later frame, pyramidal Lucas-Kanade from
-// frame to frame; the reference is renewed when too few of its points remain.
+// Points followed from frame to frame with pyramidal Lucas-Kanade, each track checked by tracking
+// it back (forward-backward error under a pixel), and measured from where they were in a reference
+// frame. The reference is renewed once the picture has moved renew_distance from it (hand shake
+// below that cancels out instead of adding up), and new corners are found, with a new reference,
+// when fewer than reseed_tracked of those found last remain.
 class PointTracker {
  public:
   explicit PointTracker(const cvis_video_measure_options& options) : options_(options) {}
 
-  // Measures frame (grey, at flow size) against the reference and the previous frame.
+  // Measures frame (grey, at flow size) against the previous frame and the reference.
   void Track(const cv::Mat& grey, cvis_video_frame_measure* measure) {
     measure->motion = 0;
     measure->tracked = 1;
@@ -100,22 +103,26 @@ class PointTracker {
       Reseed(grey);
       return;
     }
-    std::vector<cv::Point2f> next;
-    std::vector<unsigned char> status;
+    std::vector<cv::Point2f> next, back;
+    std::vector<unsigned char> status, back_status;
     std::vector<float> error;
-    if (!current_.empty()) {
-      cv::calcOpticalFlowPyrLK(previous_, grey, current_, next, status, error, cv::Size(21, 21), 4,
-                               cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.03));
+    const cv::Size window(21, 21);
+    const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.03);
+    if (!points_.empty()) {
+      cv::calcOpticalFlowPyrLK(previous_, grey, points_, next, status, error, window, 4, criteria);
+      cv::calcOpticalFlowPyrLK(grey, previous_, next, back, back_status, error, window, 4, criteria);
     }
-    std::vector<cv::Point2f> kept, keptReference;
+    std::vector<cv::Point2f> kept, kept_reference;
+    std::vector<double> distances;
+    const double longer = std::max(grey.cols, grey.rows);
     for (size_t i = 0; i < next.size(); ++i) {
       const bool inside = next[i].x >= 0 && next[i].y >= 0 && next[i].x < grey.cols && next[i].y < grey.rows;
-      if (status[i] && inside) {
+      if (status[i] && back_status[i] && inside && cv::norm(back[i] - points_[i]) < 1.0) {
         kept.push_back(next[i]);
-        keptReference.push_back(reference_[i]);
+        kept_reference.push_back(reference_[i]);
+        distances.push_back(cv::norm(next[i] - reference_[i]) / longer);
       }
     }
-    const double longer = std::max(grey.cols, grey.rows);
     if (kept.size() < kMinimumPoints) {
       // Nothing to follow: a cut, a jump, a blank frame. Start again from here.
       measure->lost = 1;
@@ -123,34 +130,35 @@ class PointTracker {
       Reseed(grey);
       return;
     }
-    std::vector<double> distances(kept.size());
-    for (size_t i = 0; i < kept.size(); ++i) distances[i] = cv::norm(kept[i] - keptReference[i]) / longer;
     const double distance = Median(distances);
     measure->motion = distance - distance_;
     measure->tracked = double(kept.size()) / seeded_;
+    points_ = kept;
+    reference_ = kept_reference;
     distance_ = distance;
-    current_ = kept;
-    reference_ = keptReference;
     previous_ = grey;
-    if (measure->tracked < options_.reseed_tracked) Reseed(grey);
+    if (measure->tracked < options_.reseed_tracked) {
+      Reseed(grey);
+    } else if (distance >= options_.renew_distance) {
+      reference_ = points_;
+      distance_ = 0;
+    }
   }
 
  private:
   static constexpr size_t kMinimumPoints = 12;
 
   void Reseed(const cv::Mat& grey) {
-    std::vector<cv::Point2f> corners;
-    cv::goodFeaturesToTrack(grey, corners, options_.max_points, 0.01, std::max(4.0, grey.cols / 40.0));
-    current_ = corners;
-    reference_ = corners;
-    seeded_ = std::max<size_t>(1, corners.size());
+    cv::goodFeaturesToTrack(grey, points_, options_.max_points, 0.01, std::max(4.0, grey.cols / 40.0));
+    reference_ = points_;
+    seeded_ = std::max<size_t>(1, points_.size());
     distance_ = 0;
     previous_ = grey;
   }
 
   cvis_video_measure_options options_;
   cv::Mat previous_;
-  std::vector<cv::Point2f> current_, reference_;
+  std::vector<cv::Point2f> points_, reference_;
   size_t seeded_ = 1;
   double distance_ = 0;
 };
@@ -194,6 +202,7 @@ void cvis_video_measure_options_default(cvis_video_measure_options* options) {
   options->flow_side = 320;
   options->max_points = 300;
   options->reseed_tracked = 0.5;
+  options->renew_distance = 0.02;
 }
 
 cvis_status cvis_video_measure(const char* path, const cvis_video_measure_options* options,
@@ -206,7 +215,8 @@ cvis_status cvis_video_measure(const char* path, const cvis_video_measure_option
     *measures = nullptr;
     *frames = 0;
     if (options->sharpness_side < 16 || options->flow_side < 16 || options->max_points < 16 ||
-        !(options->reseed_tracked >= 0 && options->reseed_tracked < 1)) {
+        !(options->reseed_tracked >= 0 && options->reseed_tracked < 1) ||
+        !(options->renew_distance > 0 && options->renew_distance <= 1)) {
       return Fail(CVIS_INVALID_ARGUMENT, "video measure options out of range");
     }
     cv::VideoCapture capture;

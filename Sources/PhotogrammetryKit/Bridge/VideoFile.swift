@@ -23,10 +23,11 @@ public enum VideoFile {
     public struct FrameMeasure: Sendable, Equatable {
         /// Variance of the Laplacian of a grey copy, 640 px on its longer side: higher is sharper.
         public var sharpness: Double
-        /// How far the picture moved since the previous frame, a fraction of the longer side
-        /// (the change of tracked points' median distance from their reference frame; may be negative).
+        /// How far the picture moved since the previous frame, a fraction of the longer side: the
+        /// change of the tracked points' median distance from a reference frame renewed every 2 %
+        /// of motion (negative when the camera moves back; shake below 2 % cancels out).
         public var motion: Double
-        /// Fraction of the reference frame's points still tracked.
+        /// Fraction of the points found at the last reseed still tracked.
         public var tracked: Double
         /// Presentation time, seconds.
         public var time: Double

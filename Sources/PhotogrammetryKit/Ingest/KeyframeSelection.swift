@@ -5,10 +5,9 @@ import Foundation
 /// How far the picture has moved since the last keyframe (the sum of the frames' measured motion,
 /// ``VideoFile/FrameMeasure/motion``) decides when the next one is due: every `step` of motion, a
 /// fraction of the frame's longer side, so a slow stretch of the video gives few keyframes and a
-/// fast one many. The step spreads the ``Options/target`` count over the video's whole motion,
-/// within ``Options/minimumStep`` (a camera at rest gives no new views) and
-/// ``Options/maximumStep`` (the least overlap SfM needs: a long video gets more keyframes than
-/// the target rather than gaps). Where one is due, the sharpest frame within a window around that
+/// fast one many. The step is the one that gives the ``Options/target`` count, within
+/// ``Options/minimumStep`` (a camera at rest gives no new views) and ``Options/maximumStep`` (the
+/// least overlap SfM needs: a long video gets more keyframes than the target rather than gaps). Where one is due, the sharpest frame within a window around that
 /// point is taken, and a blurred frame (sharpness below ``Options/blurRatio`` of the local median)
 /// never is: the next sharp frame after the window is taken instead.
 public struct KeyframeSelection: Sendable, Equatable {
@@ -18,8 +17,8 @@ public struct KeyframeSelection: Sendable, Equatable {
         public var target = 100
         /// The least motion between keyframes, a fraction of the longer side. Default 0.01.
         public var minimumStep = 0.01
-        /// The most motion between keyframes, a fraction of the longer side. Default 0.15: at
-        /// least 85 % of a keyframe's tracked points are still in view at the next.
+        /// The most motion between keyframes, a fraction of the longer side. Default 0.15: the
+        /// pictures of consecutive keyframes overlap by about 85 %.
         public var maximumStep = 0.15
         /// A frame is blurred when its sharpness is below this fraction of the median over
         /// ``blurWindowSeconds`` around it. Default 0.5.
@@ -62,6 +61,10 @@ public struct KeyframeSelection: Sendable, Equatable {
     public var totalMotion: Double
 
     /// Chooses the keyframes of a video from its frames' measures, in decoding order.
+    ///
+    /// The step is the largest within the bounds that still gives the target count (bisected:
+    /// the count falls as the step grows), so a video whose motion comes in jumps, like one that
+    /// stops at each view, gives each view before the step outgrows the jumps.
     public static func select(_ measures: [VideoFile.FrameMeasure], fps: Double, options: Options) -> KeyframeSelection {
         guard !measures.isEmpty else { return KeyframeSelection(keyframes: [], blurredFrames: [], step: 0, totalMotion: 0) }
         // Where tracking was lost the motion is unknown: taken as the most a step may be, so a
@@ -70,31 +73,51 @@ public struct KeyframeSelection: Sendable, Equatable {
         for i in 1..<measures.count {
             travelled[i] = travelled[i - 1] + (measures[i].lost ? options.maximumStep : measures[i].motion)
         }
-        let total = max(0, travelled.last! - travelled[0])
-        let step = min(options.maximumStep, max(options.minimumStep, total / Double(max(1, options.target - 1))))
         let blurred = blurredFlags(measures, fps: fps, options: options)
         let sharpness = measures.map(\.sharpness)
-        var keyframes: [Keyframe] = []
+        let choose = { (step: Double) -> [Keyframe] in Self.choose(step: step, travelled, sharpness, blurred, options) }
+        var low = options.minimumStep, high = options.maximumStep
+        var keyframes = choose(low)
+        if keyframes.count > options.target {
+            let widest = choose(high)
+            if widest.count >= options.target {
+                low = high
+                keyframes = widest
+            } else {
+                // Invariant: choose(low) gives at least the target, choose(high) fewer.
+                for _ in 0..<40 where high - low > 1e-6 * high {
+                    let middle = (low + high) / 2
+                    let chosen = choose(middle)
+                    if chosen.count >= options.target { low = middle; keyframes = chosen } else { high = middle }
+                }
+            }
+        }
+        return KeyframeSelection(keyframes: keyframes, blurredFrames: indices(blurred), step: low,
+                                 totalMotion: travelled.last! - travelled[0])
+    }
 
+    /// The keyframes for one step: the first, one wherever the motion since the last reaches
+    /// `step`, and the end of the video when it moved half a step past the last.
+    static func choose(step: Double, _ travelled: [Double], _ sharpness: [Double], _ blurred: [Bool],
+                       _ options: Options) -> [Keyframe] {
+        let count = travelled.count
+        var keyframes: [Keyframe] = []
         // The first keyframe: the sharpest frame before the picture has moved a window's worth.
         var end = 0
-        while end + 1 < measures.count, travelled[end + 1] - travelled[0] <= options.window * step { end += 1 }
-        guard var last = sharpest(0...end, sharpness, blurred) ?? firstSharp(after: end, blurred) else {
-            return KeyframeSelection(keyframes: [], blurredFrames: indices(blurred), step: step, totalMotion: total)
-        }
+        while end + 1 < count, travelled[end + 1] - travelled[0] <= options.window * step { end += 1 }
+        guard var last = sharpest(0...end, sharpness, blurred) ?? firstSharp(after: end, blurred) else { return [] }
         keyframes.append(Keyframe(frame: last, reason: last <= end
             ? "start: sharpest of frames \(range(0, end))" : "start: first sharp frame after blurred frames \(range(0, end))"))
-
         while true {
             let moved = { (j: Int) in travelled[j] - travelled[last] }
             // Due where the motion since the last keyframe reaches the step.
-            guard let due = (last + 1..<measures.count).first(where: { moved($0) >= step }) else { break }
+            guard let due = (last + 1..<count).first(where: { moved($0) >= step }) else { break }
             var low = due
             while low - 1 > last, moved(low - 1) >= (1 - options.window) * step { low -= 1 }
             // Frames after `due` within the window's motion of it (all of a held shot) or of the step.
             let ceiling = max(moved(due), step) + options.window * step
             var high = due
-            while high + 1 < measures.count, moved(high + 1) <= ceiling { high += 1 }
+            while high + 1 < count, moved(high + 1) <= ceiling { high += 1 }
             let why = String(format: "motion %.3f since frame %d (step %.3f)", moved(due), last, step)
             if let chosen = sharpest(low...high, sharpness, blurred) {
                 keyframes.append(Keyframe(frame: chosen, reason: "\(why): sharpest of frames \(range(low, high))"))
@@ -107,16 +130,16 @@ public struct KeyframeSelection: Sendable, Equatable {
             }
         }
         // The end of the video, when it moved half a step or more past the last keyframe.
-        let tail = travelled.last! - travelled[last]
+        let tail = travelled[count - 1] - travelled[last]
         if tail >= 0.5 * step {
-            var low = measures.count - 1
-            while low - 1 > last, travelled.last! - travelled[low - 1] <= options.window * step { low -= 1 }
-            if let chosen = sharpest(low...(measures.count - 1), sharpness, blurred) {
+            var low = count - 1
+            while low - 1 > last, travelled[count - 1] - travelled[low - 1] <= options.window * step { low -= 1 }
+            if let chosen = sharpest(low...(count - 1), sharpness, blurred) {
                 keyframes.append(Keyframe(frame: chosen, reason: String(
-                    format: "end: motion %.3f since frame %d; sharpest of frames %@", tail, last, range(low, measures.count - 1))))
+                    format: "end: motion %.3f since frame %d; sharpest of frames %@", tail, last, range(low, count - 1))))
             }
         }
-        return KeyframeSelection(keyframes: keyframes, blurredFrames: indices(blurred), step: step, totalMotion: total)
+        return keyframes
     }
 
     /// Whether each frame's sharpness is below ``Options/blurRatio`` of the median around it.

@@ -29,7 +29,7 @@ public struct KeyframeSelection: Sendable, Equatable {
         /// Seconds of video the local median sharpness is taken over (at least 11 frames). Default 2.
         public var blurWindowSeconds = 2.0
         /// The window a keyframe is chosen in: frames whose motion since the last keyframe is
-        /// within this fraction of the step around it. Default 0.25.
+        /// within this fraction of the step around it (after it: at least ``minimumStep``). Default 0.25.
         public var window = 0.25
 
         public init() {}
@@ -117,8 +117,9 @@ public struct KeyframeSelection: Sendable, Equatable {
             guard let due = (last + 1..<count).first(where: { moved($0) >= step }) else { break }
             var low = due
             while low - 1 > last, moved(low - 1) >= (1 - options.window) * step { low -= 1 }
-            // Frames after `due` within the window's motion of it (all of a held shot) or of the step.
-            let ceiling = max(moved(due), step) + options.window * step
+            // Frames after `due` within the window's motion of it or of the step, and at least
+            // within the least step (all of a held shot, whose measured motion is coding noise).
+            let ceiling = max(moved(due), step) + max(options.window * step, options.minimumStep)
             var high = due
             while high + 1 < count, moved(high + 1) <= ceiling { high += 1 }
             let why = String(format: "motion %.3f since frame %d (step %.3f)", moved(due), last, step)

@@ -100,6 +100,12 @@ final class VideoInputTests: XCTestCase {
         XCTAssertEqual(zipped.images.count, 11)
     }
 
+    func testSeveralVideosGetAFolderEach() {
+        XCTAssertEqual(VideoFrames.prefixes(["a.mp4"]), [""])
+        XCTAssertEqual(VideoFrames.prefixes(["x/clip.mp4", "y/clip.MOV", "masks.mp4", "images.mov"]),
+                       ["clip/", "clip-2/", "masks-video/", "images-video/"])
+    }
+
     func testAVideoBesidePhotosIsRejectedWithItsReason() throws {
         let folder = try temporaryDirectory().appendingPathComponent("capture")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -128,7 +134,7 @@ final class VideoInputTests: XCTestCase {
             }
         }
         let empty = work.appendingPathComponent("empty.mp4")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        try Data().write(to: empty)
         XCTAssertThrowsError(try CaptureLoader.load(input: empty, workspace: work)) { error in
             XCTAssertEqual("\(error)", "empty.mp4: empty file (0 bytes)")
         }

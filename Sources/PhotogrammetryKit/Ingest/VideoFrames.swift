@@ -82,13 +82,15 @@ enum VideoFrames {
 
     /// The folder each video's keyframes go into: none for a single video (`frame-000123.jpg`),
     /// else the video's name without its extension (`clip/frame-000123.jpg`), numbered where
-    /// two would coincide.
+    /// two would coincide; a name the loader reads as a folder of its own (`images`, `masks`,
+    /// `depth`, ...) gets `-video`, so that its frames are read as the others are.
     static func prefixes(_ names: [String]) -> [String] {
         guard names.count > 1 else { return [""] }
+        let reserved: Set<String> = ["images", "masks", "depth", "gt_sparse", "__macosx"]
         var used: Set<String> = []
         return names.map { name in
             let stem = (((name as NSString).lastPathComponent) as NSString).deletingPathExtension
-            let base = stem.isEmpty ? "video" : stem
+            let base = stem.isEmpty ? "video" : reserved.contains(stem.lowercased()) ? stem + "-video" : stem
             var candidate = base
             var n = 2
             while used.contains(candidate.lowercased()) {

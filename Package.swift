@@ -35,6 +35,7 @@ let package = Package(
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_features2d"),
                 .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_flann"),
+                .linkedLibrary("opencv_video"), .linkedLibrary("opencv_videoio"),
                 .linkedLibrary("ceres"), .linkedLibrary("glog"),
                 .linkedLibrary("exif"), .linkedLibrary("archive"), .linkedLibrary("heif"),
                 .linkedLibrary("embree3"),

@@ -15,6 +15,7 @@
 
 #include "cvis_core.h"
 #include "cvis_io.h"
+#include "cvis_video.h"
 #include "cvis_feature.h"
 #include "cvis_guided_matching.h"
 #include "cvis_retrieval.h"

@@ -10,7 +10,7 @@ enum DiagnoseCommand {
     static func run(_ arguments: [String]) throws {
         let parsed = try parser.parse(arguments)
         guard parsed.positionals.count == 1 else {
-            throw ArgumentParser.Failure(description: "diagnose takes one INPUT (a folder or a .zip)")
+            throw ArgumentParser.Failure(description: "diagnose takes one INPUT (a folder, a .zip or a video)")
         }
         var options = try PipelineArguments.options(from: parsed)
         options.sparseOnly = true

@@ -4,13 +4,13 @@ import PhotogrammetryKit
 /// The options `reconstruct` and `diagnose` share, from parsed arguments.
 enum PipelineArguments {
     static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "camera-model",
-                                            "pairs", "neighbours"]
+                                            "pairs", "neighbours", "keyframes"]
     static let flags: Set<String> = ["room"]
 
     /// What OUTPUT and `--output` must name, for messages.
     static let outputKind = "a folder (. for the current one)"
     /// What INPUT must name, for messages.
-    static let inputKind = "a folder or a .zip of images"
+    static let inputKind = "a folder or a .zip of images, or a video"
 
     /// Builds pipeline options from what the user typed.
     static func options(from parsed: ArgumentParser.Parsed) throws -> ReconstructionOptions {
@@ -49,6 +49,10 @@ enum PipelineArguments {
         if let text = parsed["neighbours"] {
             guard let k = Int(text), k >= 1 else { throw ArgumentParser.Failure(description: "--neighbours wants a positive integer") }
             options.matching.pairs.retrievalNeighbours = k
+        }
+        if let text = parsed["keyframes"] {
+            guard let n = Int(text), n >= 3 else { throw ArgumentParser.Failure(description: "--keyframes wants an integer of at least 3") }
+            options.keyframes.target = n
         }
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(try path(text, "--mask", kind: "a mask.json or a folder of masks")))

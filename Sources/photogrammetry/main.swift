@@ -9,7 +9,8 @@ usage:
                  [--mask mask.json|MASK_DIR|none] [--intrinsics fx,fy,cx,cy] [--sparse-only] [--no-mesh]
                  [--camera-model SIMPLE_RADIAL|RADIAL|SIMPLE_RADIAL_FISHEYE|...]
                  [--threads N] [--seed N] [--progress tty|json|none]
-                 [--pairs auto|exhaustive|retrieval|sequential] [--neighbours K]
+                 [--pairs auto|exhaustive|retrieval|sequential] [--neighbours K] [--keyframes N]
+                 # INPUT: a folder or .zip of photos, or a video (.mp4/.mov, or a folder/zip of them)
   photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]
   photogrammetry match INPUT OUTPUT [--pairs auto|exhaustive|retrieval|sequential] [--transitive] [same options]

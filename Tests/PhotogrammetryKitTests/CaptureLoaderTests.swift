@@ -69,7 +69,7 @@ final class CaptureLoaderTests: XCTestCase {
         let pipe = work.appendingPathComponent("capture.zip")
         try BadInputs.makeFIFO(at: pipe)
         XCTAssertThrowsError(try CaptureLoader.load(input: pipe, workspace: work)) { error in
-            XCTAssertEqual("\(error)", "\(pipe.path): input must be a folder or a .zip file")
+            XCTAssertEqual("\(error)", "\(pipe.path): input must be a folder, a .zip file or a video")
         }
         XCTAssertThrowsError(try CaptureLoader.load(input: work.appendingPathComponent("missing"), workspace: work)) { error in
             XCTAssertTrue("\(error)".hasSuffix("missing: no such file or folder"), "\(error)")

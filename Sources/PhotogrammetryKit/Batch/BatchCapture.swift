@@ -12,12 +12,12 @@ public struct BatchCapture: Sendable, Equatable {
     public var index: Int
     /// The output folder's name under OUT_ROOT, unique in the batch.
     public var name: String
-    /// The folder or zip, absolute.
+    /// The folder, zip or video, absolute.
     public var input: URL
 
     /// The captures of LIST_OR_DIR, sorted, each with its name.
     ///
-    /// A folder's captures are its subfolders and `.zip` files (dot-entries left out); a file is
+    /// A folder's captures are its subfolders, `.zip` files and videos (dot-entries left out); a file is
     /// a list of inputs, one per line, blank lines and lines starting with `#` skipped, relative
     /// paths taken from the list's folder. Both are sorted by path, so every process of a sharded
     /// batch sees the same order; a path listed twice counts once.
@@ -58,7 +58,7 @@ public struct BatchCapture: Sendable, Equatable {
         }
     }
 
-    /// The subfolders and zips of `folder`.
+    /// The subfolders, zips and videos of `folder`.
     static func folderCaptures(_ folder: URL) throws -> [URL] {
         let entries: [String]
         do {
@@ -74,6 +74,7 @@ public struct BatchCapture: Sendable, Equatable {
             switch info.st_mode & S_IFMT {
             case S_IFDIR: return url
             case S_IFREG where url.pathExtension.lowercased() == "zip": return url
+            case S_IFREG where VideoFrames.extensions.contains(url.pathExtension.lowercased()): return url
             default: return nil
             }
         }
@@ -101,7 +102,8 @@ public struct BatchCapture: Sendable, Equatable {
     /// The input's last component, with characters other than letters, digits, `.`, `_` and `-`
     /// made `_` (a name is a path component on every file system, and one line in a table), and
     /// a `.zip` ending made `-zip`, so a folder and its zip never share a folder (and `.usdz`,
-    /// `.glb`, `.obj`, `.ply` alike, which would make the OUTPUT a model file). Names that
+    /// `.glb`, `.obj`, `.ply` alike, which would make the OUTPUT a model file, and a video's
+    /// `.mp4`, `.mov`, `.m4v`, which would look like one). Names that
     /// still coincide (ignoring case: a Mac's file system would) — the same base name in two
     /// folders of a list — each get `-` and 8 hex digits of a hash of the input's path: stable
     /// from run to run, whatever else the list holds.
@@ -118,7 +120,8 @@ public struct BatchCapture: Sendable, Equatable {
     static func plainName(_ input: URL) -> String {
         var base = input.lastPathComponent
         let suffix = input.pathExtension
-        if suffix.lowercased() == "zip" || OutputLayout.modelFileExtensions.contains(suffix.lowercased()) {
+        if suffix.lowercased() == "zip" || OutputLayout.modelFileExtensions.contains(suffix.lowercased())
+            || VideoFrames.extensions.contains(suffix.lowercased()) {
             base = String(base.dropLast(suffix.count + 1)) + "-" + suffix.lowercased()
         }
         var name = String(base.unicodeScalars.map { scalar -> Character in

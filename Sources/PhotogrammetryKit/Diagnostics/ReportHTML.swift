@@ -35,6 +35,7 @@ public enum ReportHTML {
             \(coverageDial(report))
             </section>
             \(imageTable(report, thumbnails: thumbnails))
+            \(videoSection(report))
             \(stagesSection(report))
             <footer>Photogrammetry \(escape(report.version)) · detail \(escape(report.detail))</footer>
             </main>

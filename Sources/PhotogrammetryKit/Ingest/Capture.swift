@@ -31,6 +31,8 @@ public struct Capture: Sendable {
     /// Usable images, ordered by name.
     public var images: [CaptureImage]
     public var rejected: [RejectedImage]
+    /// The videos the images are keyframes of, and why each was chosen; nil for photos.
+    public var video: VideoSummary?
     /// Every image file found, usable or not.
     public var imagesTotal: Int { images.count + rejected.count }
 }

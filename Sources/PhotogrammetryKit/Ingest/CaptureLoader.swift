@@ -16,7 +16,7 @@ public enum CaptureLoader {
     /// smoothed noise: 47 features at 48 px, 112 at 64 px; a photo of the temple, 33 at 64 px).
     public static let minimumSide = 64
 
-    /// Loads a capture from a folder or a `.zip`.
+    /// Loads a capture from a folder, a `.zip` or a video.
     ///
     /// A zip is unpacked into `workspace/input` (hostile entries refuse the whole archive, and
     /// nothing of it stays). The images are those under an `images/` folder when there is one,
@@ -25,17 +25,33 @@ public enum CaptureLoader {
     /// not a regular file (a named pipe would block the read forever), is empty, truncated, too
     /// small or undecodable, whose name a COLMAP text model cannot hold, and a zip inside the
     /// capture (it is not unpacked). How many usable images are enough is the caller's decision.
-    public static func load(input: URL, workspace: URL) throws -> Capture {
+    ///
+    /// A video (`.mp4`, `.mov`, `.m4v`), or a folder or zip whose only media are videos, becomes
+    /// the keyframes ``VideoFrames`` writes into `workspace/video` (``Capture/video`` says which
+    /// and why); videos beside photos are rejected, as the two would be one camera's images.
+    /// - Parameters:
+    ///   - keyframes: how a video's keyframes are chosen.
+    ///   - progress: (done, total) frames of decoding a video; return false to cancel.
+    public static func load(input: URL, workspace: URL, keyframes: KeyframeSelection.Options = .init(),
+                            progress: ((Int, Int) -> Bool)? = nil) throws -> Capture {
         let fm = FileManager.default
         var info = stat()
         guard stat(input.path, &info) == 0 else {
             throw PipelineError.invalidInput("\(input.path): no such file or folder")
         }
         var root = input
-        let isZip = (info.st_mode & S_IFMT) != S_IFDIR
+        let isFile = (info.st_mode & S_IFMT) != S_IFDIR
+        let isVideo = isFile && VideoFrames.extensions.contains(input.pathExtension.lowercased())
+        let isZip = isFile && !isVideo
+        if isVideo {
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw PipelineError.invalidInput("\(input.path): input must be a folder, a .zip file or a video")
+            }
+            return try loadVideos([(input.lastPathComponent, input)], workspace: workspace, keyframes: keyframes, progress: progress)
+        }
         if isZip {
             guard input.pathExtension.lowercased() == "zip", (info.st_mode & S_IFMT) == S_IFREG else {
-                throw PipelineError.invalidInput("\(input.path): input must be a folder or a .zip file")
+                throw PipelineError.invalidInput("\(input.path): input must be a folder, a .zip file or a video")
             }
             root = OutputLayout.unpackedInput(in: workspace)
             try? fm.removeItem(at: root)
@@ -50,11 +66,21 @@ public enum CaptureLoader {
             }
         }
         let imageRoot = findImageRoot(root)
+        let files = listImageFiles(under: imageRoot)
+        let videos = files.filter { VideoFrames.extensions.contains($0.1.pathExtension.lowercased()) }
+        if !videos.isEmpty, videos.count == files.count {
+            return try loadVideos(videos.map { (name: $0.0, url: $0.1) }, workspace: workspace, keyframes: keyframes, progress: progress)
+        }
         var images: [CaptureImage] = []
         var rejected: [RejectedImage] = []
-        for (name, url) in listImageFiles(under: imageRoot) {
+        for (name, url) in files {
             if let problem = nameProblem(name) {
                 rejected.append(RejectedImage(name: name, reason: problem))
+                continue
+            }
+            if VideoFrames.extensions.contains(url.pathExtension.lowercased()) {
+                rejected.append(RejectedImage(name: name, reason:
+                    "a video beside photos is not used (give the video alone, or a folder of videos only)"))
                 continue
             }
             if url.pathExtension.lowercased() == "zip" {
@@ -71,6 +97,21 @@ public enum CaptureLoader {
             }
         }
         return Capture(imageRoot: imageRoot, root: root, images: images, rejected: rejected)
+    }
+
+    /// The keyframes of `videos` as a capture of JPEG images in `workspace/video`.
+    static func loadVideos(_ videos: [(name: String, url: URL)], workspace: URL, keyframes: KeyframeSelection.Options,
+                           progress: ((Int, Int) -> Bool)?) throws -> Capture {
+        for video in videos {
+            if case .failure(let reason) = regularFile(video.url) {
+                throw PipelineError.invalidInput("\(video.name): \(reason.message)")
+            }
+        }
+        let folder = OutputLayout.videoFrames(in: workspace)
+        let summary = try VideoFrames.extract(videos, into: folder, options: keyframes, progress: progress)
+        var capture = try load(input: folder, workspace: workspace)
+        capture.video = summary
+        return capture
     }
 
     /// Why an image name cannot be used, or nil: a COLMAP text model holds one image per line,
@@ -103,7 +144,7 @@ public enum CaptureLoader {
         return current
     }
 
-    /// Image files (and zips) below `root` by extension, with names relative to it, sorted by
+    /// Image files (and videos and zips) below `root` by extension, with names relative to it, sorted by
     /// name; of any file type (the caller rejects what is not a regular file).
     static func listImageFiles(under root: URL) -> [(String, URL)] {
         let fm = FileManager.default
@@ -120,7 +161,7 @@ public enum CaptureLoader {
                 continue
             }
             let suffix = url.pathExtension.lowercased()
-            guard ImageFormat.extensions.contains(suffix) || suffix == "zip" else { continue }
+            guard ImageFormat.extensions.contains(suffix) || VideoFrames.extensions.contains(suffix) || suffix == "zip" else { continue }
             var relative = url.standardizedFileURL.path
             if relative.hasPrefix(rootPath + "/") { relative.removeFirst(rootPath.count + 1) }
             result.append((relative, url))
@@ -132,22 +173,7 @@ public enum CaptureLoader {
 
     /// Size and EXIF of one file, or why it cannot be used.
     static func inspect(_ url: URL) -> Result<(Int, Int, ImageMetadata), Rejection> {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else {
-            return .failure(Rejection(message: "cannot read (\(String(cString: strerror(errno))))"))
-        }
-        // Only regular files are opened: opening a named pipe blocks until someone writes to it.
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFIFO: return .failure(Rejection(message: "not a regular file (a named pipe)"))
-        case S_IFSOCK: return .failure(Rejection(message: "not a regular file (a socket)"))
-        case S_IFCHR, S_IFBLK: return .failure(Rejection(message: "not a regular file (a device)"))
-        default: return .failure(Rejection(message: "not a regular file"))
-        }
-        guard info.st_size > 0 else { return .failure(Rejection(message: "empty file (0 bytes)")) }
-        guard access(url.path, R_OK) == 0 else {
-            return .failure(Rejection(message: "cannot read (\(String(cString: strerror(errno))))"))
-        }
+        if case .failure(let rejection) = regularFile(url) { return .failure(rejection) }
         guard let format = ImageFormat.sniff(url) else {
             return .failure(Rejection(message: "not a JPEG, PNG or HEIC file"))
         }
@@ -169,6 +195,28 @@ public enum CaptureLoader {
         } catch {
             return .failure(Rejection(message: "\(error)"))
         }
+    }
+
+    /// Why `url` cannot be opened as a file to read, or success: only non-empty regular files
+    /// readable by us are (opening a named pipe blocks until someone writes to it).
+    static func regularFile(_ url: URL) -> Result<Void, Rejection> {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            return .failure(Rejection(message: "cannot read (\(String(cString: strerror(errno))))"))
+        }
+        // Only regular files are opened: opening a named pipe blocks until someone writes to it.
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFIFO: return .failure(Rejection(message: "not a regular file (a named pipe)"))
+        case S_IFSOCK: return .failure(Rejection(message: "not a regular file (a socket)"))
+        case S_IFCHR, S_IFBLK: return .failure(Rejection(message: "not a regular file (a device)"))
+        default: return .failure(Rejection(message: "not a regular file"))
+        }
+        guard info.st_size > 0 else { return .failure(Rejection(message: "empty file (0 bytes)")) }
+        guard access(url.path, R_OK) == 0 else {
+            return .failure(Rejection(message: "cannot read (\(String(cString: strerror(errno))))"))
+        }
+        return .success(())
     }
 
     /// The core's message without its leading "NAME: ", which the rejection names already.

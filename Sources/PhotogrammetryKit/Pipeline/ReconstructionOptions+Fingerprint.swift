@@ -3,7 +3,7 @@ import Foundation
 extension ReconstructionOptions {
     /// The options that decide what a run makes, as one line of `name=value` words: those the
     /// command line sets (`--detail`, `--sparse-only`, `--room`, `--mask`, `--intrinsics`,
-    /// `--seed`, `--camera-model`, `--pairs`, `--neighbours`), the feature and rejection settings
+    /// `--seed`, `--camera-model`, `--pairs`, `--neighbours`, `--keyframes`), the feature and rejection settings
     /// behind checkpoints, and the program's version.
     ///
     /// The thread count is not among them: results do not depend on it (work is stored by index),
@@ -28,6 +28,7 @@ extension ReconstructionOptions {
         return ["detail=\(detail.rawValue)", "sparse_only=\(sparseOnly)", "room=\(room)", "mask=\(mask)",
                 "intrinsics=\(intrinsics)", "seed=\(seed)", "camera_model=\(cameraModel?.name ?? "auto")",
                 "pairs=\(matching.pairs.strategy.rawValue)", "neighbours=\(matching.pairs.retrievalNeighbours)",
+                "keyframes=\(keyframes.target)",
                 "blur_floor=\(blurFloorFraction)", "blank_contrast=\(blankContrast)", "sift=\(sift.cacheKey)",
                 "version=\(Report().version)"].joined(separator: " ") + priors.map { " " + $0 }.joined()
     }

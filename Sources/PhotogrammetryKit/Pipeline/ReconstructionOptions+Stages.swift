@@ -6,6 +6,7 @@ extension ReconstructionOptions {
         stage.mask = mask
         stage.room = room
         stage.priors = priors
+        stage.keyframes = keyframes
         return stage
     }
 

@@ -10,6 +10,8 @@ public struct ReconstructionOptions: Sendable {
     public var room = false
     /// Which masks restrict features (and later dense and mesh work). Default automatic.
     public var mask = MaskSelection.automatic
+    /// How a video input's keyframes are chosen (`--keyframes N` sets the target count).
+    public var keyframes = KeyframeSelection.Options()
     /// Frames whose blur score is below this fraction of the capture's median are rejected as
     /// blurred (0 keeps every frame). Default 0.3.
     public var blurFloorFraction = 0.3

@@ -78,6 +78,8 @@ public struct Report: Codable, Sendable {
     public var texture: TextureSummary?
     /// Every image of the capture with its status, for the per-image table.
     public var images: [ReportImage] = []
+    /// The videos the images are keyframes of: sources, keyframes and why; nil for photos.
+    public var video: VideoSummary?
     /// Every model the mapper built, largest first: the first is `sparse/`, the others
     /// `sparse-2/`, `sparse-3/`, ... (images that joined no model count in none).
     public var models: [ReportModel] = []
@@ -126,7 +128,7 @@ public struct Report: Codable, Sendable {
         case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
         case upSource = "up_source", coverageSectors = "coverage_sectors"
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
-        case blurFloor = "blur_floor", masks, texture, images
+        case blurFloor = "blur_floor", masks, texture, images, video
         case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
         case metricScale = "metric_scale", scaleSource = "scale_source", metricScaleSpread = "metric_scale_spread"
@@ -146,7 +148,7 @@ public struct Report: Codable, Sendable {
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
-                    "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note"]
+                    "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "video"]
             where object[key] == nil {
             object[key] = NSNull()
         }

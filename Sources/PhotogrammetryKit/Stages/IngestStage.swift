@@ -13,6 +13,8 @@ public struct IngestStage: ReconstructionStage {
         public var room = false
         /// Where pose priors come from. Default automatic (a `transforms.json` beside the images).
         public var priors = PriorSelection.automatic
+        /// How a video's keyframes are chosen (``KeyframeSelection/Options``).
+        public var keyframes = KeyframeSelection.Options()
 
         public init() {}
 
@@ -33,7 +35,7 @@ public struct IngestStage: ReconstructionStage {
             }
         }
 
-        public func validate() throws {}
+        public func validate() throws { try keyframes.validate() }
     }
 
     /// The capture, its masks and the digest of their contents.
@@ -56,7 +58,9 @@ public struct IngestStage: ReconstructionStage {
     }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
-        let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work)
+        let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work, keyframes: options.keyframes) {
+            context.progress?.update(stage: Self.name, done: $0, total: $1) ?? true
+        }
         // Too few images is the first thing to say (``apply`` says it); masks come after.
         guard capture.images.count >= CaptureLoader.minimumImages else { return Output(capture: capture, contentDigest: "") }
         let masks = try resolveMasks(capture, context)
@@ -81,6 +85,12 @@ public struct IngestStage: ReconstructionStage {
         scene.contentDigest = output.contentDigest
         scene.report.imagesTotal = capture.imagesTotal
         scene.report.rejectedImages = capture.rejected
+        scene.report.video = capture.video
+        for source in capture.video?.sources ?? [] {
+            context.progress?.event(.videoKeyframes, "\(source.file): \(source.framesDecoded) frames decoded (\(source.codec), "
+                + "\(source.width)x\(source.height), rotated \(source.rotationDeg)°), \(source.keyframes) keyframes, "
+                + "\(source.blurredFrames.count) frames blurred")
+        }
         for rejected in capture.rejected {
             context.progress?.event(.imageRejected, "rejected \(rejected.name): \(rejected.reason)", subject: rejected.name)
         }

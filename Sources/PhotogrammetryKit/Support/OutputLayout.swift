@@ -85,4 +85,6 @@ public struct OutputLayout: Sendable, Equatable {
     public static func denseManifest(in dense: URL) -> URL { dense.appendingPathComponent("manifest.json") }
     /// Where a zip input is unpacked, inside the work folder `work`.
     public static func unpackedInput(in work: URL) -> URL { work.appendingPathComponent("input", isDirectory: true) }
+    /// Where a video input's keyframes are written (JPEG) and read from, with their manifest.
+    public static func videoFrames(in work: URL) -> URL { work.appendingPathComponent("video", isDirectory: true) }
 }

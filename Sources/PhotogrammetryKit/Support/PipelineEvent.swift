@@ -10,6 +10,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case imageRejected = 100
     case tooFewImages = 101
     case posePriors = 102
+    case videoKeyframes = 103
     // 2xx features
     case featuresResumed = 200
     case fewViewsFullResolution = 201
@@ -101,6 +102,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .imageRejected: "a file of the capture cannot be used (not a regular file, empty, truncated, too small, a control character in its name, a zip inside, an undecodable format)"
         case .tooFewImages: "fewer than 3 usable images: the run stops (report.json lists the reasons)"
         case .posePriors: "pose priors (`transforms.json` beside the images or `--priors`): for how many images, from which file"
+        case .videoKeyframes: "a video's keyframes were chosen: frames decoded, keyframes, frames left out as blurred (`video` in report.json)"
         case .featuresResumed: "features of some images loaded from the checkpoint of an earlier run (`work/features-*`)"
         case .fewViewsFullResolution: "a capture of few views (at most 64 MP in all) is detected at full resolution"
         case .contrastLowered: "frames with fewer than 500 features had SIFT's contrast threshold lowered (a plain surface)"

@@ -1,0 +1,62 @@
+import Foundation
+
+/// What the video input did, as `report.json`'s `video`: each source file, and every keyframe
+/// with the frame it came from and why it was chosen.
+public struct VideoSummary: Codable, Sendable, Equatable {
+    /// One video file of the capture.
+    public struct Source: Codable, Sendable, Equatable {
+        /// The file's name (its path inside the capture for a folder or a zip).
+        public var file: String
+        /// FourCC of the video stream ("avc1": H.264, "hvc1"/"hev1": HEVC).
+        public var codec: String
+        /// Frame size as displayed (rotation applied), pixels.
+        public var width: Int
+        public var height: Int
+        public var fps: Double
+        /// Display rotation from the file's metadata, clockwise degrees, applied to the keyframes.
+        public var rotationDeg: Int
+        public var durationSeconds: Double
+        public var framesDecoded: Int
+        /// Motion between keyframes (fraction of the longer side) and the whole video's.
+        public var motionStep: Double
+        public var totalMotion: Double
+        public var keyframes: Int
+        /// Frames below the blur ratio of the local median sharpness: never keyframes.
+        public var blurredFrames: [Int]
+
+        enum CodingKeys: String, CodingKey {
+            case file, codec, width, height, fps, rotationDeg = "rotation_deg", durationSeconds = "duration_s"
+            case framesDecoded = "frames_decoded", motionStep = "motion_step", totalMotion = "total_motion"
+            case keyframes, blurredFrames = "blurred_frames"
+        }
+    }
+
+    /// One frame that became an image of the capture.
+    public struct Keyframe: Codable, Sendable, Equatable {
+        /// The image's name in the capture (and in `sparse/images.txt`).
+        public var image: String
+        /// The source ``Source/file`` it came from.
+        public var source: String
+        /// Index in decoding order, from 0, and presentation time.
+        public var frame: Int
+        public var timeSeconds: Double
+        /// Variance of the Laplacian of its grey copy (``VideoFile/FrameMeasure/sharpness``).
+        public var sharpness: Double
+        public var reason: String
+
+        enum CodingKeys: String, CodingKey {
+            case image, source, frame, timeSeconds = "time_s", sharpness, reason
+        }
+    }
+
+    public var sources: [Source]
+    public var keyframes: [Keyframe]
+    /// ``KeyframeSelection/Options/target`` of the run.
+    public var targetKeyframes: Int
+    /// The blur ratio frames were judged by.
+    public var blurRatio: Double
+
+    enum CodingKeys: String, CodingKey {
+        case sources, keyframes, targetKeyframes = "target_keyframes", blurRatio = "blur_ratio"
+    }
+}

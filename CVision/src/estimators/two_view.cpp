@@ -384,3 +384,82 @@ extern "C" cvis_status cvis_focal_lengths_from_fundamental(const double F_in[9],
     return CVIS_OK;
   });
 }
+
+extern "C" cvis_status cvis_relative_pose_from_fundamental(const double F_in[9], const double K1_in[9],
+                                                           const double K2_in[9], const double* points1,
+                                                           const double* points2, int32_t n,
+                                                           double rotation[9], double translation[3],
+                                                           int32_t* in_front) {
+  using namespace cvis;
+  return Guard([&] {
+    if (F_in == nullptr || K1_in == nullptr || K2_in == nullptr || rotation == nullptr ||
+        translation == nullptr || in_front == nullptr || (n > 0 && (points1 == nullptr || points2 == nullptr))) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_relative_pose_from_fundamental: null argument");
+    }
+    using RowMajor = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
+    const Eigen::Matrix3d F = Eigen::Map<const RowMajor>(F_in);
+    const Eigen::Matrix3d K1 = Eigen::Map<const RowMajor>(K1_in), K2 = Eigen::Map<const RowMajor>(K2_in);
+    const Eigen::Matrix3d K1_inverse = K1.inverse(), K2_inverse = K2.inverse();
+    std::vector<Eigen::Vector2d> x1(n), x2(n);
+    for (int i = 0; i < n; ++i) {
+      x1[i] = (K1_inverse * Eigen::Vector3d(points1[2 * i], points1[2 * i + 1], 1)).hnormalized();
+      x2[i] = (K2_inverse * Eigen::Vector3d(points2[2 * i], points2[2 * i + 1], 1)).hnormalized();
+    }
+    cv::Mat E, R1, R2, t;
+    cv::eigen2cv(Eigen::Matrix3d(K2.transpose() * F * K1), E);
+    cv::decomposeEssentialMat(E, R1, R2, t);
+    const Pose pose = ChoosePose({R1, R1, R2, R2}, {t, -t, t, -t}, x1, x2);
+    for (int i = 0; i < 9; ++i) rotation[i] = pose.R(i / 3, i % 3);
+    const Eigen::Vector3d t_unit = pose.t.norm() > 0 ? pose.t.normalized() : pose.t;
+    for (int i = 0; i < 3; ++i) translation[i] = t_unit[i];
+    *in_front = std::max(0, pose.in_front);
+    return CVIS_OK;
+  });
+}
+
+extern "C" cvis_status cvis_relative_rotations_from_homography(const double* points1, const double* points2,
+                                                               int32_t n, const double K1_in[9],
+                                                               const double K2_in[9], double max_error_px,
+                                                               double rotations[36], int32_t* count) {
+  using namespace cvis;
+  return Guard([&] {
+    if (points1 == nullptr || points2 == nullptr || K1_in == nullptr || K2_in == nullptr ||
+        rotations == nullptr || count == nullptr || !(max_error_px > 0)) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_relative_rotations_from_homography: null argument");
+    }
+    *count = 0;
+    if (n < 4) return CVIS_OK;
+    const cv::Mat p1(n, 2, CV_64F, const_cast<double*>(points1));
+    const cv::Mat p2(n, 2, CV_64F, const_cast<double*>(points2));
+    cv::Mat mask;
+    const cv::Mat H = cv::findHomography(p1, p2, cv::RANSAC, max_error_px, mask);
+    if (H.empty()) return CVIS_OK;
+    const cv::Mat K1 = cv::Mat(3, 3, CV_64F, const_cast<double*>(K1_in)).clone();
+    const cv::Mat K2 = cv::Mat(3, 3, CV_64F, const_cast<double*>(K2_in)).clone();
+    // H in normalised coordinates, decomposed with K = I.
+    const cv::Mat H_normalized = K2.inv() * H * K1;
+    std::vector<cv::Mat> Rs, ts, normals;
+    cv::decomposeHomographyMat(H_normalized, cv::Mat::eye(3, 3, CV_64F), Rs, ts, normals);
+    std::vector<cv::Point2f> before, after;
+    const cv::Mat K1_inverse = K1.inv(), K2_inverse = K2.inv();
+    for (int i = 0; i < n; ++i) {
+      if (!mask.at<uchar>(i)) continue;
+      const cv::Mat a = K1_inverse * (cv::Mat_<double>(3, 1) << points1[2 * i], points1[2 * i + 1], 1);
+      const cv::Mat b = K2_inverse * (cv::Mat_<double>(3, 1) << points2[2 * i], points2[2 * i + 1], 1);
+      before.emplace_back(a.at<double>(0) / a.at<double>(2), a.at<double>(1) / a.at<double>(2));
+      after.emplace_back(b.at<double>(0) / b.at<double>(2), b.at<double>(1) / b.at<double>(2));
+    }
+    std::vector<int> kept;
+    if (!before.empty()) {
+      cv::Mat solutions;
+      cv::filterHomographyDecompByVisibleRefpoints(Rs, normals, before, after, solutions);
+      for (int k = 0; k < solutions.rows; ++k) kept.push_back(solutions.at<int>(k));
+    }
+    for (int k : kept) {
+      if (*count >= 4) break;
+      for (int i = 0; i < 9; ++i) rotations[9 * *count + i] = Rs[k].at<double>(i / 3, i % 3);
+      ++*count;
+    }
+    return CVIS_OK;
+  });
+}

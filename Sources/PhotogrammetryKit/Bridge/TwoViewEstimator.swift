@@ -155,6 +155,51 @@ public enum TwoViewEstimator {
         return (focal1, focal2)
     }
 
+    /// The relative pose (cam2_from_cam1, unit translation) a pair's fundamental matrix implies
+    /// under intrinsics `K1`, `K2` (3x3 row-major), and how many of the correspondences
+    /// (pixels) it puts in front of both cameras.
+    public static func relativePose(
+        fundamental F: [Double], K1: [Double], K2: [Double], points1: [SIMD2<Double>], points2: [SIMD2<Double>]
+    ) throws -> (rotation: Matrix3, translation: SIMD3<Double>, inFront: Int) {
+        guard F.count == 9, K1.count == 9, K2.count == 9, points1.count == points2.count,
+              points1.count <= Int(Int32.max) else {
+            throw CVisionError(code: .invalidArgument,
+                               message: "relativePose: F, K1, K2 need 9 entries and the point lists one length")
+        }
+        var rotation = [Double](repeating: 0, count: 9), translation = [Double](repeating: 0, count: 3)
+        var inFront: Int32 = 0
+        try points1.withUnsafeBytes { p1 in
+            try points2.withUnsafeBytes { p2 in
+                try check(cvis_relative_pose_from_fundamental(
+                    F, K1, K2, p1.bindMemory(to: Double.self).baseAddress, p2.bindMemory(to: Double.self).baseAddress,
+                    Int32(points1.count), &rotation, &translation, &inFront))
+            }
+        }
+        return (Matrix3(rowMajor: rotation), SIMD3(translation[0], translation[1], translation[2]), Int(inFront))
+    }
+
+    /// The rotations (cam2_from_cam1) a planar pair's homography allows under intrinsics `K1`,
+    /// `K2` (3x3 row-major): H from the correspondences (pixels, RANSAC at `maxErrorPx`),
+    /// decomposed, the solutions that keep the points in front of both cameras.
+    public static func planarRotations(
+        points1: [SIMD2<Double>], points2: [SIMD2<Double>], K1: [Double], K2: [Double], maxErrorPx: Double
+    ) throws -> [Matrix3] {
+        guard K1.count == 9, K2.count == 9, points1.count == points2.count, points1.count <= Int(Int32.max) else {
+            throw CVisionError(code: .invalidArgument,
+                               message: "planarRotations: K1, K2 need 9 entries and the point lists one length")
+        }
+        var rotations = [Double](repeating: 0, count: 36)
+        var count: Int32 = 0
+        try points1.withUnsafeBytes { p1 in
+            try points2.withUnsafeBytes { p2 in
+                try check(cvis_relative_rotations_from_homography(
+                    p1.bindMemory(to: Double.self).baseAddress, p2.bindMemory(to: Double.self).baseAddress,
+                    Int32(points1.count), K1, K2, maxErrorPx, &rotations, &count))
+            }
+        }
+        return (0..<Int(count)).map { Matrix3(rowMajor: Array(rotations[(9 * $0)..<(9 * $0 + 9)])) }
+    }
+
     private static func array<T>(_ tuple: inout T) -> [Double] {
         withUnsafeBytes(of: &tuple) { Array($0.bindMemory(to: Double.self)) }
     }

@@ -69,6 +69,7 @@ extension IncrementalMapper {
                                       options: options)
         model.allowedImages = allowed
         model.seedImages = seeds
+        model.rotationCheck = rotationCheck
         model.foreignImages = foreign
         guard try model.initialize() else { return nil }
         try model.grow()

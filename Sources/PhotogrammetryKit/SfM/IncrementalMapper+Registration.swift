@@ -76,6 +76,7 @@ extension IncrementalMapper {
             trace("register \(i) FAILED corr \(keypoints.count) inliers \(best?.count ?? 0)")
             return false
         }
+        guard rotationAgreesWithViewGraph(i, found.pose.rotation) else { return false }
         trace("register \(i) corr \(keypoints.count) inliers \(found.count) n=\(numRegistered + 1)")
         if !calibrated {
             camera.setFocalLength(found.focal)
@@ -88,6 +89,37 @@ extension IncrementalMapper {
             reconstruction.addObservation(TrackElement(imageID: imageID, point2DIndex: keypoints[n]), to: pointIDs[n])
         }
         return true
+    }
+}
+
+extension IncrementalMapper {
+    /// Whether a rotation found for image `i` turns it against its registered neighbours as the
+    /// view graph's averaged rotations do (the median over its pairs within ``rotationCheck``'s
+    /// bound); true when there is nothing to compare or its camera's focal length is unknown.
+    ///
+    /// PnP and registration from a pair see only the tracks, and where a symmetric texture
+    /// repeats, twins among a true pair's matches make tracks that describe another part of the
+    /// wall: PnP then finds, with 50 inliers, a pose turned by 180° from its neighbour's
+    /// (pavilion-outer frames 78-80), although every pair of those frames, rotation-averaged,
+    /// says 1-3°. Bundle adjustment cannot see the contradiction once the wrong tracks are in.
+    func rotationAgreesWithViewGraph(_ i: Int, _ camIFromWorld: Matrix3) -> Bool {
+        guard let check = rotationCheck, cameraCalibrated[camera(ofImage: i).id] == true else { return true }
+        let cameraOfImage = (0..<graph.numImages).map { reconstruction.images[ImageID($0 + 1)]!.cameraID }
+        let averaged = check.rotations(cameras: reconstruction.cameras, cameraOfImage: cameraOfImage)
+        let maxErrorDeg = check.maxErrorDeg
+        guard let targetI = averaged[i] else { return true }
+        var errors: [Double] = []
+        for edge in graph.edges where edge.first == i || edge.second == i {
+            let j = edge.first == i ? edge.second : edge.first
+            guard let targetJ = averaged[j], let camJFromWorld = reconstruction.images[ImageID(j + 1)]?.camFromWorld
+            else { continue }
+            errors.append(Rotation.angleDegrees(between: camIFromWorld * camJFromWorld.rotation.transposed,
+                                                and: targetI * targetJ.transposed))
+        }
+        guard let median = errors.median(), median > maxErrorDeg else { return true }
+        trace(String(format: "pose of %d rejected: %.1f° from the view graph's rotations (median of %d pairs)",
+                     i, median, errors.count))
+        return false
     }
 }
 

@@ -106,6 +106,7 @@ extension IncrementalMapper {
             trace("relative \(i) from \(j): \(found.inliers.count) of \(keypoints.count) points fit")
             return false
         }
+        guard rotationAgreesWithViewGraph(i, rotation) else { return false }
         trace("register \(i) by relative pose from \(j): matches \(edge.matches.count), points \(found.inliers.count) of \(keypoints.count), n=\(numRegistered + 1)")
         let imageID = ImageID(i + 1)
         reconstruction.images[imageID]!.camFromWorld = Rigid3(rotation: rotation, translation: found.translation)

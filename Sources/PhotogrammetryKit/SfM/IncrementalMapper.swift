@@ -41,6 +41,8 @@ public final class IncrementalMapper {
     /// A detached model's images that the model it is to join already holds: it registers at
     /// most ``MapperOptions/mergeMaxSharedImages`` of them, to align by (nil: none).
     var foreignImages: [Bool]?
+    /// The view graph's averaged rotations that a registered pose must agree with; nil: no check.
+    var rotationCheck: RotationCheck?
     /// Models of leftover images that could not be merged yet.
     var detachedModels: [IncrementalMapper] = []
     /// The model as given, before anything was registered: the start of every detached model.

@@ -116,6 +116,9 @@ public struct RotationConsistency: Sendable, Equatable {
         var votes: Bool
     }
 
+    /// Matches of a pair used for its rotation, at most: 128.
+    static let maxPointsPerPair = 128
+
     /// Each pair's evidence, or nil where the pose it gives puts too few matches in front (it is
     /// not the matches' own) or the homography allows no rotation.
     func relativeRotations(_ graph: MatchGraph, calibration: [Matrix3], keypoints: [[SIMD2<Double>]],
@@ -125,13 +128,17 @@ public struct RotationConsistency: Sendable, Equatable {
         parallelFor(graph.edges.count, threads: threads) { e in
             let edge = graph.edges[e]
             guard !edge.matches.isEmpty else { return }
-            let points1 = edge.matches.map { keypoints[edge.first][Int($0.x)] }
-            let points2 = edge.matches.map { keypoints[edge.second][Int($0.y)] }
+            // An evenly spaced sample: the pose's sign and a homography need a few dozen points,
+            // and the pairs of a well-textured capture hold thousands (cost stays per pair).
+            let stride = (edge.matches.count + Self.maxPointsPerPair - 1) / Self.maxPointsPerPair
+            let sample = Swift.stride(from: 0, to: edge.matches.count, by: stride).map { edge.matches[$0] }
+            let points1 = sample.map { keypoints[edge.first][Int($0.x)] }
+            let points2 = sample.map { keypoints[edge.second][Int($0.y)] }
             let K1 = calibration[edge.first].rowMajor, K2 = calibration[edge.second].rowMajor
             if edge.configuration.hasGeneralMotion && edge.fundamental.count == 9 {
                 guard let pose = try? TwoViewEstimator.relativePose(
                         fundamental: edge.fundamental, K1: K1, K2: K2, points1: points1, points2: points2),
-                      Double(pose.inFront) >= minInFrontRatio * Double(edge.matches.count) else { return }
+                      Double(pose.inFront) >= minInFrontRatio * Double(sample.count) else { return }
                 result[e] = Evidence(rotations: [pose.rotation], votes: edge.matches.count >= minVoteMatches)
             } else if edge.configuration != .degenerate {
                 guard let rotations = try? TwoViewEstimator.planarRotations(

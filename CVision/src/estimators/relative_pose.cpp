@@ -8,6 +8,7 @@
 
 #include "../../include/cvis_geometry.h"
 #include "../util/status.h"
+#include "../optim/ceres_logging.h"
 
 namespace cvis {
 namespace {
@@ -69,6 +70,7 @@ void RefinePose(const std::vector<cv::Point2d>& p1, const std::vector<cv::Point2
   options.max_num_iterations = 50;
   options.logging_type = ceres::SILENT;
   ceres::Solver::Summary summary;
+  cvis::QuietCeresWarnings();
   ceres::Solve(options, &problem, &summary);
 }
 

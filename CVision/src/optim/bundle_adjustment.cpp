@@ -11,6 +11,7 @@
 #include "../../include/cvis_bundle.h"
 #include "../util/status.h"
 #include "camera_models.h"
+#include "ceres_logging.h"
 #include "cost_functions.h"
 #include "pose_prior_costs.h"
 
@@ -323,6 +324,7 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, 
 
   if (p.num_observations > 0) {
     ceres::Solver::Summary ceres_summary;
+    cvis::QuietCeresWarnings();
     ceres::Solve(solver_options, &problem, &ceres_summary);
     result.iterations = int32_t(ceres_summary.iterations.size()) - 1;
     result.usable = ceres_summary.IsSolutionUsable() ? 1 : 0;

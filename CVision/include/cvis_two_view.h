@@ -71,17 +71,6 @@ cvis_status cvis_relative_pose_from_fundamental(const double F[9], const double 
                                                 double rotation[9], double translation[3],
                                                 int32_t* in_front);
 
-/* The rotations a planar pair's homography allows: H estimated from the n correspondences
- * (pixels; RANSAC at max_error_px), normalised by K1 and K2 (3x3, row-major), decomposed, and
- * the solutions that keep the points in front of both cameras. A plane seen twice leaves two
- * such solutions (four for a plane through the camera centres), so a check can only ask whether
- * any of them fits. rotations receives up to 4 row-major 3x3 matrices (cam2_from_cam1), count
- * how many. */
-cvis_status cvis_relative_rotations_from_homography(const double* points1, const double* points2,
-                                                    int32_t n, const double K1[9],
-                                                    const double K2[9], double max_error_px,
-                                                    double rotations[36], int32_t* count);
-
 #ifdef __cplusplus
 }
 #endif

@@ -178,28 +178,6 @@ public enum TwoViewEstimator {
         return (Matrix3(rowMajor: rotation), SIMD3(translation[0], translation[1], translation[2]), Int(inFront))
     }
 
-    /// The rotations (cam2_from_cam1) a planar pair's homography allows under intrinsics `K1`,
-    /// `K2` (3x3 row-major): H from the correspondences (pixels, RANSAC at `maxErrorPx`),
-    /// decomposed, the solutions that keep the points in front of both cameras.
-    public static func planarRotations(
-        points1: [SIMD2<Double>], points2: [SIMD2<Double>], K1: [Double], K2: [Double], maxErrorPx: Double
-    ) throws -> [Matrix3] {
-        guard K1.count == 9, K2.count == 9, points1.count == points2.count, points1.count <= Int(Int32.max) else {
-            throw CVisionError(code: .invalidArgument,
-                               message: "planarRotations: K1, K2 need 9 entries and the point lists one length")
-        }
-        var rotations = [Double](repeating: 0, count: 36)
-        var count: Int32 = 0
-        try points1.withUnsafeBytes { p1 in
-            try points2.withUnsafeBytes { p2 in
-                try check(cvis_relative_rotations_from_homography(
-                    p1.bindMemory(to: Double.self).baseAddress, p2.bindMemory(to: Double.self).baseAddress,
-                    Int32(points1.count), K1, K2, maxErrorPx, &rotations, &count))
-            }
-        }
-        return (0..<Int(count)).map { Matrix3(rowMajor: Array(rotations[(9 * $0)..<(9 * $0 + 9)])) }
-    }
-
     private static func array<T>(_ tuple: inout T) -> [Double] {
         withUnsafeBytes(of: &tuple) { Array($0.bindMemory(to: Double.self)) }
     }

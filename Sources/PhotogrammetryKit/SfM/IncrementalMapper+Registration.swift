@@ -104,8 +104,7 @@ extension IncrementalMapper {
     /// says 1-3°. Bundle adjustment cannot see the contradiction once the wrong tracks are in.
     func rotationAgreesWithViewGraph(_ i: Int, _ camIFromWorld: Matrix3) -> Bool {
         guard let check = rotationCheck, cameraCalibrated[camera(ofImage: i).id] == true else { return true }
-        let cameraOfImage = (0..<graph.numImages).map { reconstruction.images[ImageID($0 + 1)]!.cameraID }
-        let averaged = check.rotations(cameras: reconstruction.cameras, cameraOfImage: cameraOfImage)
+        let averaged = check.rotations(cameras: reconstruction.cameras)
         let maxErrorDeg = check.maxErrorDeg
         guard let targetI = averaged[i] else { return true }
         var errors: [Double] = []

@@ -12,6 +12,8 @@ final class RotationCheck {
     let options: RotationConsistency
     let graph: MatchGraph
     let keypoints: [[SIMD2<Double>]]
+    /// The camera of each image.
+    let cameraOfImage: [CameraID]
     let threads: Int
     /// The focal length of each camera the rotations were averaged under.
     private var focalLengths: [CameraID: Double] = [:]
@@ -20,25 +22,27 @@ final class RotationCheck {
     /// Relative change of a focal length from which the rotations are averaged again: 10 %.
     static let maxFocalChange = 0.1
 
-    init(options: RotationConsistency, graph: MatchGraph, keypoints: [[SIMD2<Double>]], threads: Int) {
+    init(options: RotationConsistency, graph: MatchGraph, keypoints: [[SIMD2<Double>]], cameraOfImage: [CameraID],
+         threads: Int) {
         self.options = options
         self.graph = graph
         self.keypoints = keypoints
+        self.cameraOfImage = cameraOfImage
         self.threads = threads
     }
 
     /// The largest rotation error allowed, degrees.
     var maxErrorDeg: Double { options.maxResidualDeg }
 
-    /// The averaged rotations under `cameras` (image `i` uses `cameras[cameraOfImage[i]]`).
-    func rotations(cameras: [CameraID: Camera], cameraOfImage: [CameraID]) -> [Int: Matrix3] {
+    /// The averaged rotations under `cameras`.
+    func rotations(cameras: [CameraID: Camera]) -> [Int: Matrix3] {
         let stale = focalLengths.isEmpty || cameras.contains { id, camera in
             guard let used = focalLengths[id] else { return true }
             return abs(camera.meanFocalLength - used) > Self.maxFocalChange * used
         }
         if stale {
             let calibration = cameraOfImage.map { cameras[$0]!.calibrationMatrix }
-            cached = options.filter(graph, calibration: calibration, keypoints: keypoints, threads: threads).rotations
+            cached = options.averagedRotations(graph, calibration: calibration, keypoints: keypoints, threads: threads)
             focalLengths = cameras.mapValues(\.meanFocalLength)
             trace("rotation check: averaged again under focal lengths \(focalLengths.values.map { Int($0) })")
         }

@@ -1,8 +1,7 @@
 import Foundation
 
-/// Drops the verified pairs whose relative rotation contradicts the rotations the rest of the
-/// view graph agrees on: robust rotation averaging over every pair with general motion, then
-/// every pair judged against it.
+/// The rotation of every image that the view graph's pairs agree on: robust rotation averaging
+/// over the strong pairs with general motion, the reference registered poses are checked against.
 ///
 /// A pattern with a rotational symmetry matches its own turned copy, and a wall of it matches
 /// another wall of it: pavilion-outer's book-matched marble links frames 51-57 to frames 78-83
@@ -17,26 +16,26 @@ import Foundation
 /// twin then misses by its symmetry's turn, far beyond what noise or a wrong focal length gives.
 ///
 /// The mapper checks each pose it registers against these rotations (``RotationCheck``). The
-/// pairs are not dropped before tracks are built: under the focal length guessed before SfM a
+/// contradicted pairs are not dropped before tracks are built (measured, then taken out): under the focal length guessed before SfM a
 /// true pair can miss by more than the bound too (templeRing's frames 4-5: 174°, as the wrong
 /// one of E's twisted pair wins), and dropping cost templeRing 0.3 and lowtex-orbit 0.5 of
 /// AUC@5.
 public struct RotationConsistency: Sendable, Equatable {
-    /// Largest angle, in degrees, between a pair's own relative rotation and the one the averaged
-    /// rotations imply; pairs beyond it are dropped. 0 turns the filter off. Default 45: a
-    /// half-turn twin misses by 90-180°, while true pairs stay within a few degrees, and within
-    /// 20° even where the focal length is guessed 1.5 times too long (orbits, before bundle
-    /// adjustment refines it).
+    /// Largest angle, in degrees, between a registered pose's rotations to its neighbours and the
+    /// ones the averaged rotations imply (median over its pairs); a pose beyond it is refused. 0
+    /// turns the check off. Default 45: a pose from half-turn twins misses by 80-180°, while true
+    /// pairs stay within a few degrees, and within 20° even where the focal length is 1.5 times
+    /// off.
     public var maxResidualDeg = 45.0
     /// Scale, in degrees, of the Cauchy weights in the averaging: a pair this far off weighs half
     /// as much. Default 5.
     public var cauchyScaleDeg = 5.0
     /// Share of a pair's matches its relative pose must put in front of both cameras for the pair
-    /// to be judged (and to vote). Default 0.5: below it the pose is not the matches' own.
+    /// to vote. Default 0.5: below it the pose is not the matches' own.
     public var minInFrontRatio = 0.5
     /// Verified matches a pair with general motion needs to vote in the averaging. Default 100,
     /// the points an initial pair must triangulate (``MapperOptions/initMinNumPoints``): fewer
-    /// leave its rotation to chance. Weaker pairs are judged, not heard (measured with an earlier
+    /// leave its rotation to chance (measured with an earlier
     /// form of the check that also ran on turntables: with every pair voting, synthetic-turntable's
     /// AUC@5 was 77.1, with this floor 98.3).
     public var minVoteMatches = 100
@@ -46,7 +45,7 @@ public struct RotationConsistency: Sendable, Equatable {
     /// Creates the default options.
     public init() {}
 
-    /// Whether the filter runs.
+    /// Whether the check runs.
     public var isOn: Bool { maxResidualDeg > 0 }
 
     /// Throws when an option is out of range.
@@ -58,96 +57,42 @@ public struct RotationConsistency: Sendable, Equatable {
         }
     }
 
-    /// What the filter found: the graph without the dropped pairs, and those pairs.
-    public struct Result {
-        public var graph: MatchGraph
-        /// The dropped pairs with their residual in degrees.
-        public var dropped: [(first: Int, second: Int, residualDeg: Double)]
-        /// Pairs judged.
-        public var judged: Int
-        /// Median residual of the judged pairs kept, degrees: how well the rest agrees.
-        public var medianKeptResidualDeg: Double
-        /// The averaged rotations (cam_from_world, in an arbitrary frame per connected part).
-        public var rotations: [Int: Matrix3]
-    }
-
-    /// The graph without the pairs whose relative rotation is more than ``maxResidualDeg`` from
-    /// the averaged rotations' (pairs with general motion only; the others stay unjudged).
+    /// Each image's rotation (cam_from_world, in an arbitrary frame per connected part of the
+    /// graph) as its voting pairs agree on it; images no voting pair reaches have none.
     /// - Parameters:
-    ///   - calibration: each image's intrinsics (its camera's current guess).
+    ///   - calibration: each image's intrinsics (its camera's current focal length).
     ///   - keypoints: each image's keypoint positions, pixels.
-    public func filter(_ graph: MatchGraph, calibration: [Matrix3], keypoints: [[SIMD2<Double>]],
-                       threads: Int) -> Result {
-        guard isOn else { return Result(graph: graph, dropped: [], judged: 0, medianKeptResidualDeg: 0, rotations: [:]) }
-        let evidence = relativeRotations(graph, calibration: calibration, keypoints: keypoints, threads: threads)
-        let votes = evidence.indices.compactMap { e in
-            evidence[e].flatMap { $0.votes ? (edge: e, rotation: $0.rotations[0]) : nil }
-        }
-        let rotations = averaged(votes, graph: graph)
-        var keep = [Bool](repeating: true, count: graph.edges.count)
-        var dropped: [(Int, Int, Double)] = []
-        var judged = 0
-        var keptResiduals: [Double] = []
-        for (e, edge) in graph.edges.enumerated() {
-            guard let candidates = evidence[e]?.rotations, let first = rotations[edge.first],
-                  let second = rotations[edge.second] else { continue }
-            judged += 1
-            let implied = second * first.transposed
-            let residual = candidates.map { Rotation.angleDegrees(between: $0, and: implied) }.min() ?? 0
-            if residual > maxResidualDeg {
-                keep[e] = false
-                dropped.append((edge.first, edge.second, residual))
-            } else {
-                keptResiduals.append(residual)
-            }
-        }
-        var filtered = graph
-        filtered.edges = graph.edges.indices.filter { keep[$0] }.map { graph.edges[$0] }
-        return Result(graph: filtered, dropped: dropped, judged: judged,
-                      medianKeptResidualDeg: keptResiduals.median() ?? 0, rotations: rotations)
-    }
-
-    /// What a pair says of its relative rotation (cam2_from_cam1).
-    struct Evidence {
-        /// One rotation for a pair with general motion, from its fundamental matrix; the one to
-        /// four a planar pair's homography allows.
-        var rotations: [Matrix3]
-        /// Whether the pair takes part in the averaging: only a single, unambiguous rotation does.
-        var votes: Bool
+    public func averagedRotations(_ graph: MatchGraph, calibration: [Matrix3], keypoints: [[SIMD2<Double>]],
+                                  threads: Int) -> [Int: Matrix3] {
+        averaged(votes(graph, calibration: calibration, keypoints: keypoints, threads: threads), graph: graph)
     }
 
     /// Matches of a pair used for its rotation, at most: 128.
     static let maxPointsPerPair = 128
 
-    /// Each pair's evidence, or nil where the pose it gives puts too few matches in front (it is
-    /// not the matches' own) or the homography allows no rotation.
-    func relativeRotations(_ graph: MatchGraph, calibration: [Matrix3], keypoints: [[SIMD2<Double>]],
-                           threads: Int) -> [Evidence?] {
-        let result = ResultSlots<Evidence>(count: graph.edges.count)
-        let maxErrorPx = TwoViewOptions().maxErrorPixels
+    /// The rotation (cam2_from_cam1) of every pair that votes: general motion, at least
+    /// ``minVoteMatches`` matches, and a pose from its fundamental matrix that puts
+    /// ``minInFrontRatio`` of them in front of both cameras (else it is not the matches' own).
+    func votes(_ graph: MatchGraph, calibration: [Matrix3], keypoints: [[SIMD2<Double>]],
+               threads: Int) -> [(edge: Int, rotation: Matrix3)] {
+        let result = ResultSlots<Matrix3>(count: graph.edges.count)
         parallelFor(graph.edges.count, threads: threads) { e in
             let edge = graph.edges[e]
-            guard !edge.matches.isEmpty else { return }
-            // An evenly spaced sample: the pose's sign and a homography need a few dozen points,
-            // and the pairs of a well-textured capture hold thousands (cost stays per pair).
+            guard edge.configuration.hasGeneralMotion, edge.fundamental.count == 9,
+                  !edge.matches.isEmpty, edge.matches.count >= minVoteMatches else { return }
+            // An evenly spaced sample: the pose's sign needs a few dozen points, and the pairs
+            // of a well-textured capture hold thousands (cost stays per pair).
             let stride = (edge.matches.count + Self.maxPointsPerPair - 1) / Self.maxPointsPerPair
             let sample = Swift.stride(from: 0, to: edge.matches.count, by: stride).map { edge.matches[$0] }
-            let points1 = sample.map { keypoints[edge.first][Int($0.x)] }
-            let points2 = sample.map { keypoints[edge.second][Int($0.y)] }
-            let K1 = calibration[edge.first].rowMajor, K2 = calibration[edge.second].rowMajor
-            if edge.configuration.hasGeneralMotion && edge.fundamental.count == 9 {
-                guard let pose = try? TwoViewEstimator.relativePose(
-                        fundamental: edge.fundamental, K1: K1, K2: K2, points1: points1, points2: points2),
-                      Double(pose.inFront) >= minInFrontRatio * Double(sample.count) else { return }
-                result[e] = Evidence(rotations: [pose.rotation], votes: edge.matches.count >= minVoteMatches)
-            } else if edge.configuration != .degenerate {
-                guard let rotations = try? TwoViewEstimator.planarRotations(
-                        points1: points1, points2: points2, K1: K1, K2: K2, maxErrorPx: maxErrorPx),
-                      !rotations.isEmpty else { return }
-                result[e] = Evidence(rotations: rotations, votes: false)
-            }
+            guard let pose = try? TwoViewEstimator.relativePose(
+                    fundamental: edge.fundamental, K1: calibration[edge.first].rowMajor,
+                    K2: calibration[edge.second].rowMajor,
+                    points1: sample.map { keypoints[edge.first][Int($0.x)] },
+                    points2: sample.map { keypoints[edge.second][Int($0.y)] }),
+                  Double(pose.inFront) >= minInFrontRatio * Double(sample.count) else { return }
+            result[e] = pose.rotation
         }
-        return (0..<graph.edges.count).map { result[$0] }
+        return (0..<graph.edges.count).compactMap { e in result[e].map { (edge: e, rotation: $0) } }
     }
 
     /// Rotations (cam_from_world) of the images the votes reach: a maximum spanning forest by

@@ -139,7 +139,7 @@ public struct SparseStage: CheckpointedStage {
         // 77.3 with the check).
         if options.rotations.isOn && !scene.turntable {
             mapper.rotationCheck = RotationCheck(options: options.rotations, graph: graph, keypoints: positions,
-                                                 threads: context.threads)
+                                                 cameraOfImage: setup.cameraOfImage, threads: context.threads)
         }
         let progress = context.progress
         mapper.onProgress = { done, total in progress?.update(stage: Self.name, done: done, total: total) ?? true }

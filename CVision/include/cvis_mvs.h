@@ -125,6 +125,15 @@ float* cvis_depth_map_depths(cvis_depth_map* map);   /* width * height */
 float* cvis_depth_map_normals(cvis_depth_map* map);  /* width * height * 3 */
 float* cvis_depth_map_costs(cvis_depth_map* map);    /* width * height */
 
+/* The masks' visual hull: out_outside[i] = 1 when at least min_views views see point i (float
+ * x, y, z; in front of the view and inside its frame) on a pixel their mask (8-bit PNG of the
+ * view's size, 0 = not the object) drops after it is dilated by dilation_px; else 0. A NULL
+ * mask path leaves that view out. */
+cvis_status cvis_visual_hull_outside(int64_t num_points, const float* points, int32_t num_views,
+                                     const cvis_mvs_view* views, const char* const* mask_paths,
+                                     double dilation_px, int32_t min_views, int32_t num_threads,
+                                     uint8_t* out_outside);
+
 /* Kernels exposed for tests. */
 
 /* The homography that maps reference pixels to source pixels for the plane with unit normal n

@@ -68,6 +68,12 @@ void cvis_mesh_copy_vertices(const cvis_mesh* mesh, float* positions, float* nor
 /* Copies the triangles out: num_triangles x 3 vertex indices. */
 void cvis_mesh_copy_triangles(const cvis_mesh* mesh, int32_t* triangles);
 
+/* Copies each triangle's centroid out: num_triangles x 3 floats. */
+void cvis_mesh_copy_triangle_centroids(const cvis_mesh* mesh, float* centroids);
+/* Removes the triangles whose flag is non-zero (num_triangles flags) and the vertices left
+ * unreferenced. */
+cvis_status cvis_mesh_remove_triangles(cvis_mesh* mesh, const uint8_t* remove);
+
 typedef struct cvis_mesh_topology {
   int64_t boundary_edges;     /* edges with one triangle (0 for a closed surface) */
   int64_t non_manifold_edges; /* edges with three or more triangles */

@@ -156,6 +156,30 @@ extern "C" void cvis_mesh_copy_triangles(const cvis_mesh* handle, int32_t* trian
   }
 }
 
+extern "C" void cvis_mesh_copy_triangle_centroids(const cvis_mesh* handle, float* centroids) {
+  if (handle == nullptr || centroids == nullptr) return;
+  const auto& mesh = handle->mesh;
+  for (size_t i = 0; i < mesh.triangles_.size(); ++i) {
+    const auto& t = mesh.triangles_[i];
+    const Eigen::Vector3d c = (mesh.vertices_[size_t(t[0])] + mesh.vertices_[size_t(t[1])] +
+                               mesh.vertices_[size_t(t[2])]) / 3.0;
+    for (int k = 0; k < 3; ++k) centroids[3 * i + size_t(k)] = float(c[k]);
+  }
+}
+
+extern "C" cvis_status cvis_mesh_remove_triangles(cvis_mesh* handle, const uint8_t* remove) {
+  using namespace cvis_mesh_core;
+  return Guard([&] {
+    if (handle == nullptr || (remove == nullptr && !handle->mesh.triangles_.empty())) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_mesh_remove_triangles: null argument");
+    }
+    std::vector<bool> keep(handle->mesh.triangles_.size());
+    for (size_t i = 0; i < keep.size(); ++i) keep[i] = remove[i] == 0;
+    KeepTriangles(handle, keep);
+    return CVIS_OK;
+  });
+}
+
 extern "C" cvis_status cvis_mesh_topology_of(const cvis_mesh* handle, cvis_mesh_topology* out) {
   using namespace cvis_mesh_core;
   return Guard([&] {

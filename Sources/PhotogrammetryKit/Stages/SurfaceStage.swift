@@ -23,6 +23,8 @@ public struct SurfaceStage: CheckpointedStage {
         public var vertices: Int
         public var poissonDepth: Int
         public var poissonTriangles: Int
+        /// Triangles cut to the masks' visual hull (nil: a checkpoint from before the cut).
+        public var outsideHullTriangles: Int?
         public var steps: [SurfaceResult.StepTiming]
     }
 
@@ -47,13 +49,24 @@ public struct SurfaceStage: CheckpointedStage {
             surface.region = BoundingBox(quantilesOf: scene.model.points3D.values.map(\.position),
                                          lower: Self.regionQuantile, upper: 1 - Self.regionQuantile)
         }
-        let result = try SurfaceReconstruction(options: surface).run(cloud: cloud) { done, total in
+        let result = try SurfaceReconstruction(options: surface).run(cloud: cloud, hull: hull(scene, layout)) { done, total in
             context.progress?.update(stage: Self.name, done: done, total: total) ?? true
         }
         let model = result.mesh.meshModel()
         try ModelExporter.write(model, to: layout.surfaceMesh)
         return Output(triangles: model.triangles.count, vertices: model.positions.count, poissonDepth: result.depth,
-                      poissonTriangles: result.poissonTriangles, steps: result.timings)
+                      poissonTriangles: result.poissonTriangles, outsideHullTriangles: result.outsideHullTriangles,
+                      steps: result.timings)
+    }
+
+    /// An object capture with masks: their visual hull over the dense stage's undistorted views
+    /// and masks (which are the capture's masks, and 0 only where the undistorted pixel falls
+    /// outside the photo besides). Rooms and unmasked captures have none.
+    func hull(_ scene: ReconstructionScene, _ layout: OutputLayout) -> VisualHull? {
+        guard !options.surface.room, scene.masks != nil else { return nil }
+        let views = DenseReconstruction.undistortedViews(of: scene.model, in: layout.denseWork)
+        guard !views.isEmpty else { return nil }
+        return VisualHull(views: views.map(\.view), maskURLs: views.map(\.maskURL))
     }
 
     /// A loaded output stands only while `work/surface.ply` is there.

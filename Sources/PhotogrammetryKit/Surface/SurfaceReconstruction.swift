@@ -9,7 +9,7 @@ import Foundation
 /// pipeline's `ProgressSink`, so this layer does not depend on the one above it. The steps, in order:
 /// 1. Poisson (Kazhdan and Hoppe 2013) at ``SurfaceOptions/poissonDepth(pointCount:)``.
 /// 2. Trim: below a quantile of the surface's own densities, far from the cloud, outside the
-///    region (objects).
+///    region (objects), outside the masks' visual hull (objects with masks, ``VisualHull``).
 /// 3. Clean: degenerate and duplicated triangles, non-manifold edges, pieces smaller than a
 ///    fraction of the largest.
 /// 4. Colour: each vertex takes its nearest point's colour.
@@ -27,11 +27,14 @@ public struct SurfaceReconstruction: Sendable {
     }
 
     /// Runs the steps on `cloud` (which must have normals).
+    /// - Parameter hull: the masks' visual hull the surface is cut to (objects with masks); nil
+    ///   keeps it whole.
     /// - Parameter progress: called after each step with (done, total) steps; returning false
     ///   cancels.
     /// - Throws: ``SurfaceError`` (no normals, cancelled, nothing left), ``CVisionError`` from
     ///   the core (invalid options, too few points).
-    public func run(cloud: PointCloud, progress: ((_ done: Int, _ total: Int) -> Bool)? = nil) throws -> SurfaceResult {
+    public func run(cloud: PointCloud, hull: VisualHull? = nil,
+                    progress: ((_ done: Int, _ total: Int) -> Bool)? = nil) throws -> SurfaceResult {
         try options.validate()
         guard cloud.hasNormals else { throw SurfaceError.noNormals }
         var timings: [SurfaceResult.StepTiming] = []
@@ -57,6 +60,7 @@ public struct SurfaceReconstruction: Sendable {
             trim.box = try (options.region ?? oriented.quantileBox(lower: 0.01, upper: 0.99)).expanded(by: options.regionMargin)
         }
         let trimmed = try mesh.trim(by: oriented, cellSize: cellSize, options: trim)
+        let outsideHull = options.room ? 0 : try hull.map { try mesh.cut(to: $0, threads: options.numThreads) } ?? 0
         try step("trim")
         try mesh.clean(options: options.clean)
         guard mesh.triangleCount > 0 else { throw SurfaceError.nothingLeft }
@@ -71,7 +75,7 @@ public struct SurfaceReconstruction: Sendable {
         try step("decimate")
         return SurfaceResult(mesh: decimated, undecimated: mesh, depth: poisson.depth, cellSize: cellSize,
                              medianSpacing: oriented.medianSpacing, poissonTriangles: poissonTriangles,
-                             trim: trimmed, usedClustering: usedClustering, timings: timings)
+                             trim: trimmed, outsideHullTriangles: outsideHull, usedClustering: usedClustering, timings: timings)
     }
 }
 

@@ -14,6 +14,8 @@ public struct SurfaceResult: @unchecked Sendable {
     public var poissonTriangles: Int
     /// What trimming removed.
     public var trim: TriangleMesh.TrimSummary
+    /// Triangles cut because a masked view sees them on background (0 without a hull).
+    public var outsideHullTriangles: Int
     /// Whether decimation needed clustering to reach the cap.
     public var usedClustering: Bool
     /// Seconds per step, in order (``SurfaceReconstruction/steps``).

@@ -5,6 +5,7 @@
 #define CVIS_RENDER_H
 
 #include "cvis_core.h"
+#include "cvis_io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +65,10 @@ int32_t cvis_image_channels(const cvis_image* image);
 /* height rows of width * channels bytes, top row first. */
 const uint8_t* cvis_image_pixels(const cvis_image* image);
 
+/* Encodes an 8-bit image (channels 1, 3 = RGB or 4 = RGBA) as PNG in memory; *out is a new
+ * buffer (cvis_io.h). */
+cvis_status cvis_image_encode_png(int32_t width, int32_t height, int32_t channels,
+                                  const uint8_t* pixels, cvis_buffer** out);
 /* Writes an 8-bit image (channels 1, 3 = RGB or 4 = RGBA) as PNG to path, through a temporary
  * name in the same folder and a rename, so the file is whole or absent. */
 cvis_status cvis_image_write_png(const char* path, int32_t width, int32_t height, int32_t channels,

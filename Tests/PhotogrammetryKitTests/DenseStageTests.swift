@@ -66,6 +66,14 @@ final class DenseStageTests: XCTestCase {
 
     // MARK: End to end
 
+    /// The images a piece of HTML holds inline (`data:image/...;base64,` sources), in order.
+    static func inlineImages(_ html: String) throws -> [Data] {
+        let pattern = try NSRegularExpression(pattern: "data:image/(?:png|jpeg);base64,([A-Za-z0-9+/=]+)")
+        return pattern.matches(in: html, range: NSRange(html.startIndex..., in: html)).compactMap { match in
+            Range(match.range(at: 1), in: html).flatMap { Data(base64Encoded: String(html[$0])) }
+        }
+    }
+
     /// templeRing-12 at preview detail: a plausible cloud on the sparse surface; a rerun reuses
     /// every depth map; a fusion that cannot succeed is one line and leaves the sparse outputs.
     func testTempleRingPreview() throws {
@@ -113,6 +121,26 @@ final class DenseStageTests: XCTestCase {
             let stats = try ModelStats.read(output.appendingPathComponent(name))
             XCTAssertEqual(stats.triangles, triangles, name)
             XCTAssertEqual(stats.textures.map(\.width), [1024], name)
+        }
+
+        // report.html shows the model: four views around it, and three photos each beside the
+        // render from its camera, which must show the temple where the photo does.
+        let page = try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8)
+        let section = try XCTUnwrap(page.components(separatedBy: "<section class=\"model\">").dropFirst().first?
+            .components(separatedBy: "</section>").first)
+        let images = try Self.inlineImages(section)
+        XCTAssertEqual(images.count, 4 + 2 * 3, "four views, three photo and render pairs")
+        for k in stride(from: 4, to: images.count, by: 2) {
+            let photo = try PixelImage(decoding: images[k], channels: 3), render = try PixelImage(decoding: images[k + 1], channels: 4)
+            XCTAssertEqual([photo.width, photo.height], [render.width, render.height])
+            var covered = 0, difference = 0
+            for i in 0..<(render.width * render.height) where render.pixels[4 * i + 3] != 0 {
+                covered += 1
+                for c in 0..<3 { difference += abs(Int(render.pixels[4 * i + c]) - Int(photo.pixels[3 * i + c])) }
+            }
+            XCTAssertGreaterThan(Double(covered) / Double(render.width * render.height), 0.1, "the model fills part of the view")
+            // The temple is bright on a dark backdrop: a render off its photo differs by ~150 levels.
+            XCTAssertLessThan(Double(difference) / Double(3 * max(1, covered)), 35, "render matches its photo (pair \(k / 2 - 1))")
         }
 
         // A rerun reuses every depth map and the cloud.

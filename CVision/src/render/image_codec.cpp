@@ -14,6 +14,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "../io/image_io.h"
+#include "../util/buffer.h"
 #include "../util/status.h"
 
 struct cvis_image {
@@ -108,6 +109,38 @@ extern "C" const uint8_t* cvis_image_pixels(const cvis_image* image) {
   return image && !image->pixels.empty() ? image->pixels.data() : nullptr;
 }
 
+namespace cvis {
+namespace {
+// PNG bytes of an 8-bit RGB, RGBA or grey image (OpenCV encodes BGR order).
+bool EncodePng(int32_t width, int32_t height, int32_t channels, const uint8_t* pixels,
+               std::vector<uint8_t>* encoded) {
+  const int type = channels == 1 ? CV_8UC1 : channels == 3 ? CV_8UC3 : CV_8UC4;
+  const cv::Mat image(height, width, type, const_cast<uint8_t*>(pixels));
+  cv::Mat bgr;
+  if (channels == 3) cv::cvtColor(image, bgr, cv::COLOR_RGB2BGR);
+  else if (channels == 4) cv::cvtColor(image, bgr, cv::COLOR_RGBA2BGRA);
+  else bgr = image;
+  return cv::imencode(".png", bgr, *encoded);
+}
+}  // namespace
+}  // namespace cvis
+
+extern "C" cvis_status cvis_image_encode_png(int32_t width, int32_t height, int32_t channels,
+                                             const uint8_t* pixels, cvis_buffer** out) {
+  using namespace cvis;
+  return Guard([&]() -> cvis_status {
+    if (out == nullptr || pixels == nullptr || width < 1 || height < 1 ||
+        (channels != 1 && channels != 3 && channels != 4)) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_image_encode_png: no pixels, or a bad size or channel count");
+    }
+    *out = nullptr;
+    auto buffer = std::make_unique<cvis_buffer>();
+    if (!EncodePng(width, height, channels, pixels, &buffer->bytes)) return Fail(CVIS_INTERNAL_ERROR, "PNG encoding failed");
+    *out = buffer.release();
+    return CVIS_OK;
+  });
+}
+
 extern "C" cvis_status cvis_image_write_png(const char* path, int32_t width, int32_t height, int32_t channels,
                                             const uint8_t* pixels) {
   using namespace cvis;
@@ -116,14 +149,8 @@ extern "C" cvis_status cvis_image_write_png(const char* path, int32_t width, int
         (channels != 1 && channels != 3 && channels != 4)) {
       return Fail(CVIS_INVALID_ARGUMENT, "cvis_image_write_png: no path or pixels, or a bad size or channel count");
     }
-    const int type = channels == 1 ? CV_8UC1 : channels == 3 ? CV_8UC3 : CV_8UC4;
-    const cv::Mat image(height, width, type, const_cast<uint8_t*>(pixels));
-    cv::Mat bgr;
-    if (channels == 3) cv::cvtColor(image, bgr, cv::COLOR_RGB2BGR);
-    else if (channels == 4) cv::cvtColor(image, bgr, cv::COLOR_RGBA2BGRA);
-    else bgr = image;
     std::vector<uint8_t> encoded;
-    if (!cv::imencode(".png", bgr, encoded)) return Fail(CVIS_INTERNAL_ERROR, Str(path, ": PNG encoding failed"));
+    if (!EncodePng(width, height, channels, pixels, &encoded)) return Fail(CVIS_INTERNAL_ERROR, Str(path, ": PNG encoding failed"));
     const std::filesystem::path target(path);
     const std::filesystem::path temporary =
         target.parent_path() / ("." + target.filename().string() + ".tmp");

@@ -51,6 +51,14 @@ public struct PixelImage: Sendable, Equatable {
         return pixels[at..<(at + channels)]
     }
 
+    /// The image as PNG bytes.
+    public func pngData() throws -> Data {
+        var buffer: OpaquePointer?
+        try check(cvis_image_encode_png(Int32(width), Int32(height), Int32(channels), pixels, &buffer))
+        defer { cvis_buffer_destroy(buffer) }
+        return Data(bytes: cvis_buffer_data(buffer), count: cvis_buffer_size(buffer))
+    }
+
     /// Writes the image as PNG through a temporary name in the same folder and a rename.
     /// - Throws: ``CVisionError`` naming the file when it cannot be written.
     public func writePNG(to url: URL) throws {

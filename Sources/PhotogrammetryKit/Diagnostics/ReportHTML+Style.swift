@@ -52,6 +52,11 @@ extension ReportHTML {
         th, td { padding: 5px 8px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: middle; }
         th { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: \(Palette.muted); }
         .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        .renders { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0; }
+        .renders figure { margin: 0; }
+        .renders img { display: inline-block; max-width: 240px; max-height: 240px; background: #eee; border-radius: 3px; }
+        .renders figure.pair img { max-width: 180px; }
+        .renders figcaption { font-size: 12px; color: #555; }
         td.thumb { width: 124px; }
         td.thumb img { display: block; max-width: 120px; max-height: 120px; border-radius: 3px; }
         td.name { word-break: break-all; }

@@ -14,8 +14,9 @@ public enum ReportHTML {
     ///   - report: The run's report.
     ///   - thumbnails: JPEG previews keyed by ``ReportImage/name``, e.g. from
     ///     ``Thumbnail/jpeg(of:maxSide:quality:)``; images without one show a dash.
+    ///   - renders: the textured model's renders (``ModelRenders``), nil when there is no model.
     /// - Returns: A complete HTML5 document.
-    public static func render(_ report: Report, thumbnails: [String: Data]) -> String {
+    public static func render(_ report: Report, thumbnails: [String: Data], renders: ModelRenders? = nil) -> String {
         let verdict = CaptureVerdict(report)
         return """
             <!DOCTYPE html>
@@ -34,6 +35,7 @@ public enum ReportHTML {
             \(topView(report))
             \(coverageDial(report))
             </section>
+            \(renders.map(modelSection) ?? "")
             \(imageTable(report, thumbnails: thumbnails))
             \(videoSection(report))
             \(stagesSection(report))
@@ -137,6 +139,25 @@ public enum ReportHTML {
     }
 
     /// Stage timings as a table with proportional bars.
+    /// The model's four views, then photos beside renders from their cameras.
+    static func modelSection(_ renders: ModelRenders) -> String {
+        func img(_ data: Data, _ type: String, _ alt: String) -> String {
+            "<img src=\"data:image/\(type);base64,\(data.base64EncodedString())\" alt=\"\(escape(alt))\">"
+        }
+        let views = renders.views.map { "<figure>\(img($0.png, "png", $0.name))<figcaption>\(escape($0.name))</figcaption></figure>" }
+        let pairs = renders.pairs.map {
+            "<figure class=\"pair\">\(img($0.photoJPEG, "jpeg", "photo " + $0.imageName))\(img($0.renderPNG, "png", "render " + $0.imageName))"
+                + "<figcaption>\(escape($0.imageName)): photo, model</figcaption></figure>"
+        }
+        return """
+            <section class="model"><h2>Model</h2>
+            <p>Rendered with ambient light only (every surface shows its own colour, unlit), so a shadow is never mistaken for detail.</p>
+            <div class="renders">\(views.joined())</div>
+            <div class="renders">\(pairs.joined())</div>
+            </section>
+            """
+    }
+
     private static func stagesSection(_ report: Report) -> String {
         guard !report.stages.isEmpty else { return "" }
         let total = report.stages.reduce(0) { $0 + max(0, $1.seconds) }

@@ -30,7 +30,7 @@ public struct ReportStage: ReconstructionStage {
         let start = DispatchTime.now()
         var report = scene.report
         report.complete = options.complete
-        try writePage(report, capture: scene.capture, context)
+        try writePage(report, scene: scene, context)
         // This stage's own time, up to the JSON (which holds it).
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         report.stages.append(Report.Stage(name: Self.name, seconds: seconds, peakMemoryMB: PeakMemory.megabytes()))
@@ -42,8 +42,19 @@ public struct ReportStage: ReconstructionStage {
         scene.report = output
     }
 
+    /// Renders of the model this run wrote, from around it and from three of the dense stage's
+    /// undistorted views; nil without a model. A model that cannot be read or drawn leaves the
+    /// page without renders rather than failing the report.
+    func modelRenders(_ scene: ReconstructionScene, _ context: StageContext) -> ModelRenders? {
+        guard let file = context.layout.modelFiles.first(where: { FileManager.default.fileExists(atPath: $0.path) }),
+              let model = try? ModelReader.read(file) else { return nil }
+        let views = DenseReconstruction.undistortedViews(of: scene.model, in: context.layout.denseWork)
+        return try? ModelRenders.make(model: model, cameras: views.map { ($0.name, $0.view, $0.imageURL) })
+    }
+
     /// Writes `report.html` with a thumbnail of every image (made in parallel, skipped when one fails).
-    func writePage(_ report: Report, capture: Capture, _ context: StageContext) throws {
+    func writePage(_ report: Report, scene: ReconstructionScene, _ context: StageContext) throws {
+        let capture = scene.capture
         let urls = Dictionary(capture.images.map { ($0.name, $0.url) }, uniquingKeysWith: { a, _ in a })
         let names = report.images.map(\.name).filter { urls[$0] != nil }
         let slots = ResultSlots<Data>(count: names.count)
@@ -52,7 +63,7 @@ public struct ReportStage: ReconstructionStage {
         }
         var thumbnails: [String: Data] = [:]
         for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
-        let page = ReportHTML.render(report, thumbnails: thumbnails)
+        let page = ReportHTML.render(report, thumbnails: thumbnails, renders: modelRenders(scene, context))
         try writeAtomically(Data(page.utf8), to: context.layout.reportHTML)
     }
 }

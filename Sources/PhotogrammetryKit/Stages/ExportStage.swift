@@ -10,7 +10,9 @@ import Foundation
 /// there leaves the sparse model whole. When registered views have depth images (a `depth/`
 /// folder of millimetre PNGs, or HEIC depth items), each model is first multiplied by its
 /// ``MetricScale`` factor, so the model files and everything after them are in metres; without
-/// depth the models are written as SfM made them.
+/// depth the models keep SfM's scale. Each model is then stood upright
+/// (``Reconstruction/uprightTransform(gravity:)``: +Y up, centred, the first photo's side on +Z),
+/// as USD and ARKit take a model, except in the pose priors' frame, which is kept as given.
 public struct ExportStage: CheckpointedStage {
     public struct Options: StageOptions {
         /// How the metric scale is measured from depth images (``MetricScale/Options``' defaults).
@@ -27,6 +29,9 @@ public struct ExportStage: CheckpointedStage {
         public var folders: [String]
         /// The models' factors; nil when no registered view has a depth image.
         public var scaling: MetricScaling?
+        /// Per model, the rigid motion that stood it upright after scaling (nil: left as it was;
+        /// the whole list nil in a checkpoint from before models were stood upright).
+        public var upright: [Similarity3?]?
     }
 
     public static let name = "export"
@@ -43,7 +48,9 @@ public struct ExportStage: CheckpointedStage {
         let scaling = Self.priorAlignment(scene) != nil ? nil
             : MetricScaling.measure(scene.models, images: scene.usable.images, depth: scene.depth,
                                     options: options.metricScale, threads: context.threads)
-        let models = scaling?.apply(to: scene.models) ?? scene.models
+        let scaled = scaling?.apply(to: scene.models) ?? scene.models
+        let upright = Self.priorAlignment(scene) != nil ? scaled.map { _ in nil } : scaled.map { $0.uprightTransform() }
+        let models = Self.stand(scaled, upright)
         for (n, model) in models.enumerated() {
             try Self.publish(layout.sparse(n)) { try model.writeColmapText(to: $0) }
         }
@@ -58,7 +65,16 @@ public struct ExportStage: CheckpointedStage {
         } else {
             try? FileManager.default.removeItem(at: layout.transformsJSON)
         }
-        return Output(folders: models.indices.map(OutputLayout.sparseFolderName), scaling: scaling)
+        return Output(folders: models.indices.map(OutputLayout.sparseFolderName), scaling: scaling, upright: upright)
+    }
+
+    /// Each model moved by its upright motion, where it has one.
+    static func stand(_ models: [Reconstruction], _ upright: [Similarity3?]?) -> [Reconstruction] {
+        guard let upright else { return models }
+        return models.enumerated().map { n, model in
+            guard n < upright.count, let motion = upright[n] else { return model }
+            return model.transformed(by: motion)
+        }
     }
 
     /// The depth PNGs' contents: a depth folder added to a finished run reruns export and after.
@@ -95,10 +111,12 @@ public struct ExportStage: CheckpointedStage {
                                                          + "(spread %.1f %%); the model is in the priors' frame",
                                                          alignment.scale, alignment.inliers, 100 * alignment.spread))
         }
-        guard let scaling = output.scaling else { return }
-        scene.models = scaling.apply(to: scene.models)
-        Self.report(scaling, in: &scene.report)
-        announce(scaling, context)
+        if let scaling = output.scaling {
+            scene.models = scaling.apply(to: scene.models)
+            Self.report(scaling, in: &scene.report)
+            announce(scaling, context)
+        }
+        scene.models = Self.stand(scene.models, output.upright)
     }
 
     /// The scale's figures in the report: factor, source, spread; the diagnosis's camera plot in metres.

@@ -25,6 +25,8 @@ usage:
   photogrammetry mesh CLOUD.ply OUTPUT [--detail preview|reduced|medium|full|raw] [--room] [--threads N]
                  # Poisson mesh of a cloud with normals: OUTPUT/model.usdz, model.glb, model.obj,
                  # or the one file OUTPUT names (.usdz/.glb/.obj/.ply/.stl)
+  photogrammetry texture MESH CAPTURE OUTPUT [--priors transforms.json] [--detail LEVEL] [--mask ...]
+                 # a mesh from elsewhere textured from the capture's photos at the priors' poses
   photogrammetry stats MODEL_FILE... [--json]  # vertices, triangles, bounding box, textures, bytes
   photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]
                  # RGBA PNGs of a model, flat-shaded: front/right/back/left.png (SIZE: longer side,
@@ -49,6 +51,7 @@ do {
     case "compare": try CompareCommand.run(arguments)
     case "compare-cloud": try CompareCloudCommand.run(arguments)
     case "mesh": try MeshCommand.run(arguments)
+    case "texture": try TextureCommand.run(arguments)
     case "stats": try StatsCommand.run(arguments)
     case "render": try RenderCommand.run(arguments)
     case "--version", "version": print("photogrammetry 0.1.0")

@@ -1,0 +1,84 @@
+import Foundation
+import PhotogrammetryKit
+
+/// `photogrammetry texture MESH CAPTURE OUTPUT [--priors PATH] [--detail LEVEL] [--mask ...]`:
+/// a mesh from elsewhere textured from a capture's photos at poses given in the mesh's frame.
+enum TextureCommand {
+    static let help = """
+    usage: photogrammetry texture MESH CAPTURE OUTPUT [--priors transforms.json] [--detail LEVEL]
+                                  [--mask mask.json|MASK_DIR|none] [--threads N]
+
+    Textures MESH (.obj, .glb, .ply, .usdz, .stl: a LiDAR or RoomPlan mesh, another tool's
+    model) from the photos of CAPTURE (a folder or .zip of images), whose poses and intrinsics
+    in the mesh's frame come from a transforms.json in nerfstudio's convention (an ARKit
+    capture's export): --priors, or one beside the images. Per face the sharpest unoccluded
+    view is chosen, charts packed into one page (the level's size: preview 1K ... full 8K) and
+    exposure levelled across seams; faces no photo sees keep the mesh's colour. OUTPUT is a
+    folder (model.usdz, model.glb, model.obj) or one .usdz/.glb/.obj/.ply/.stl file; the
+    undistorted views go to OUTPUT's work/texture/ (a model file's folder for a file).
+    Aligning SfM poses to a mesh without priors is not built yet.
+
+      --detail LEVEL   default full
+      --mask ...       as for reconstruct: masks keep the background off the mesh
+      --threads N      default 2
+    """
+
+    static let parser = ArgumentParser(valueOptions: ["priors", "detail", "mask", "threads"], flags: [])
+
+    static func run(_ arguments: [String]) throws {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help)
+            return
+        }
+        let parsed = try parser.parse(arguments)
+        guard parsed.positionals.count == 3 else {
+            throw ArgumentParser.Failure(description: "texture takes MESH, CAPTURE and OUTPUT (a folder or a model file)")
+        }
+        var detail = DetailLevel.full
+        if let text = parsed["detail"] {
+            guard let level = DetailLevel(parsing: text) else {
+                throw ArgumentParser.Failure(description: "--detail must be one of \(DetailLevel.names)")
+            }
+            detail = level
+        }
+        var threads = 2
+        if let text = parsed["threads"] {
+            guard let n = Int(text), (1...256).contains(n) else { throw ArgumentParser.Failure(description: "--threads wants an integer from 1 to 256") }
+            threads = n
+        }
+        let meshURL = URL(fileURLWithPath: parsed.positionals[0])
+        let input = URL(fileURLWithPath: parsed.positionals[1])
+        let layout = OutputLayout(output: URL(fileURLWithPath: parsed.positionals[2]))
+        try MeshCommand.checkWritable(layout)
+
+        // Everything is read and checked before anything is written.
+        let started = Date()
+        let mesh: MeshModel
+        do { mesh = try ModelReader.read(meshURL) } catch { throw MeshFailure("\(error)") }
+        let work = (layout.modelFile?.deletingLastPathComponent() ?? layout.root).appendingPathComponent("work", isDirectory: true)
+        let capture = try CaptureLoader.load(input: input, workspace: work)
+        let priorsURL = parsed["priors"].map { URL(fileURLWithPath: $0) } ?? PosePriors.discover(in: capture)
+        guard let priorsURL else {
+            throw MeshFailure("\(input.path): no transforms.json beside the images and no --priors: texture needs the photos' poses in the mesh's frame")
+        }
+        let priors = try PosePriors.load(priorsURL, images: capture.images)
+        let masks: MaskSource?
+        switch parsed["mask"] {
+        case "none"?: masks = nil
+        case let path?: masks = try MaskSource.load(URL(fileURLWithPath: path))
+        case nil: masks = try MaskSource.discover(in: capture)
+        }
+        print("mesh: \(meshURL.path): \(mesh.triangles.count) triangles, \(mesh.positions.count) vertices")
+        print("capture: \(capture.images.count) images, \(priors.summary)")
+
+        let result = try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: masks,
+                                           workspace: work.appendingPathComponent("texture", isDirectory: true),
+                                           detail: detail, threads: threads)
+        let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for target in layout.modelFiles { try ModelExporter.write(result.model, to: target) }
+        print("textured from \(result.views) views: \(result.charts) charts on a \(result.pageSize)² page, "
+              + "\(result.untexturedFaces) faces seen by none (\(String(format: "%.1f", Date().timeIntervalSince(started))) s, peak memory \(PeakMemory.text))")
+        for target in layout.modelFiles { print("wrote \(target.path)") }
+    }
+}

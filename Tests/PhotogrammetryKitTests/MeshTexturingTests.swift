@@ -1,0 +1,80 @@
+import XCTest
+@testable import PhotogrammetryKit
+
+/// `texture`'s core: a mesh from elsewhere textured from a capture's photos at the poses of a
+/// transforms.json in the mesh's frame.
+final class MeshTexturingTests: XCTestCase {
+    func testPlaneSeenByFourPosedPhotosComesBackAtItsColours() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mesh-texturing-\(UUID().uuidString)")
+        let images = folder.appendingPathComponent("capture/images")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+
+        // Four photos of TextureAtlasTests' plane, and their poses as an ARKit app would export them.
+        let views = [TextureAtlasTests.view(at: SIMD3(0, 0, -3), lookingAt: .zero),
+                     TextureAtlasTests.view(at: SIMD3(1.2, 0.3, -2.8), lookingAt: .zero),
+                     TextureAtlasTests.view(at: SIMD3(-1.1, -0.4, -2.9), lookingAt: .zero),
+                     TextureAtlasTests.view(at: SIMD3(0.2, 1.2, -2.8), lookingAt: .zero)]
+        var posed = Reconstruction()
+        posed.addCamera(Camera(id: CameraID(1), model: .pinhole, width: 240, height: 180, params: [200, 200, 120, 90]))
+        for (k, view) in views.enumerated() {
+            try TestPNG.writeRGB(TextureAtlasTests.render(view, occluder: false), width: view.width, height: view.height,
+                                 to: images.appendingPathComponent("view\(k).png"))
+            posed.addImage(Image(id: ImageID(k + 1), name: "view\(k).png", cameraID: CameraID(1),
+                                 camFromWorld: view.camFromWorld, points2D: []))
+        }
+        try NerfstudioTransforms(posed, filePath: { "images/" + $0 }).jsonData()
+            .write(to: folder.appendingPathComponent("capture/transforms.json"))
+
+        let capture = try CaptureLoader.load(input: folder.appendingPathComponent("capture"), workspace: folder.appendingPathComponent("work"))
+        let priorsURL = try XCTUnwrap(PosePriors.discover(in: capture), "transforms.json beside the images is found")
+        let priors = try PosePriors.load(priorsURL, images: capture.images)
+        let (plane, _) = try TextureAtlasTests.planeMesh(occluder: false)
+        let grey = [SIMD3<UInt8>](repeating: SIMD3(128, 128, 128), count: plane.points.count)
+        let mesh = MeshModel(positions: plane.points, normals: Array(repeating: SIMD3(0, 0, -1), count: plane.points.count),
+                             colors: grey, triangles: plane.triangles)
+        let result = try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: nil,
+                                           workspace: folder.appendingPathComponent("work/texture"), detail: .preview, threads: 2)
+        XCTAssertEqual(result.views, 4)
+        XCTAssertEqual(result.pageSize, 1024)
+        XCTAssertEqual(result.untexturedFaces, 0)
+
+        // Rendered from the first photo's camera, the textured plane is the photo again.
+        let view = views[0]
+        let render = try MeshRenderer(result.model).render(RenderCamera(
+            width: view.width, height: view.height, focalLengths: SIMD2(view.fx, view.fy),
+            principalPoint: SIMD2(view.cx, view.cy), camFromWorld: view.camFromWorld))
+        let photo = TextureAtlasTests.render(view, occluder: false)
+        var squared = 0.0, samples = 0
+        for i in 0..<(view.width * view.height) where render.pixels[4 * i + 3] != 0 {
+            for c in 0..<3 {
+                let d = Double(render.pixels[4 * i + c]) - Double(photo[i][c])
+                squared += d * d
+                samples += 1
+            }
+        }
+        XCTAssertGreaterThan(samples, 3 * view.width * view.height / 4, "the plane fills most of the view")
+        // Photo to atlas to render resamples waves a few pixels long twice: about 29 dB. Colours
+        // from the wrong place (waves of amplitude 90 out of step) would give about 9 dB.
+        let psnr = 10 * log10(255 * 255 / (squared / Double(samples)))
+        XCTAssertGreaterThan(psnr, 25, "render against photo: \(psnr) dB")
+    }
+
+    func testNoFrameForAnyImageIsOneLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mesh-texturing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let image = folder.appendingPathComponent("a.png")
+        try TestPNG.writeGrey([UInt8](repeating: 100, count: 64 * 48), width: 64, height: 48, to: image)
+        let capture = try CaptureLoader.load(input: folder, workspace: folder.appendingPathComponent("work"))
+        let priors = PosePriors(file: folder.appendingPathComponent("transforms.json"), byName: [:], unmatchedFrames: 3, digest: "")
+        let mesh = MeshModel(positions: [.zero, SIMD3(1, 0, 0), SIMD3(0, 1, 0)], normals: Array(repeating: SIMD3(0, 0, 1), count: 3),
+                             colors: [.zero, .zero, .zero],
+                             triangles: [SIMD3(0, 1, 2)])
+        XCTAssertThrowsError(try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: nil,
+                                                   workspace: folder, detail: .preview, threads: 1)) { error in
+            XCTAssertTrue("\(error)".contains("transforms.json"), "\(error)")
+            XCTAssertFalse("\(error)".contains("\n"))
+        }
+    }
+}

@@ -78,3 +78,21 @@ final class MeshTexturingTests: XCTestCase {
         }
     }
 }
+
+/// `photogrammetry texture` as a user runs it: a capture without poses is one line, nothing written.
+final class TextureCommandTests: XCTestCase {
+    func testCaptureWithoutPriorsIsOneLineAndWritesNothing() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let images = folder.appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        try TestPNG.writeGrey([UInt8](repeating: 100, count: 64 * 48), width: 64, height: 48, to: images.appendingPathComponent("a.png"))
+        let mesh = folder.appendingPathComponent("mesh.obj")
+        try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".write(to: mesh, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("out")
+        let outcome = try BuiltProgram.start(["texture", mesh.path, images.path, output.path], logs: folder).wait(timeout: 120)
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertEqual(outcome.errorLines.count, 1, outcome.standardError)
+        XCTAssertTrue(outcome.standardError.contains("transforms.json"), outcome.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("model.glb").path))
+    }
+}

@@ -129,13 +129,13 @@ std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
           inside = depth[k] > 0 && u[k] >= 0 && w[k] >= 0 && u[k] <= view.width && w[k] <= view.height;
         }
         if (!inside) continue;
-        // The mask is tested at the centroid and at the corners pulled a quarter of the way in:
-        // a face touching the object's outline (a pillar's side meeting the ground) has a corner
-        // on the mask's edge in every view, and would otherwise never be textured.
+        // The mask is tested at the centroid only. Where an object meets the ground, the mask's
+        // edge runs across faces its front views see squarely; testing their corners too (even
+        // pulled a quarter of the way in) took those views away: synthetic-orbit's true mesh
+        // from its true poses scored 26.40 dB inside the masks so, 27.38 at the centroid, 27.41
+        // without masks. A corner past the edge costs at most its pixel of background.
         const double mu = (u[0] + u[1] + u[2]) / 3, mw = (w[0] + w[1] + w[2]) / 3;
-        bool kept = Kept(mask, mu, mw);
-        for (int k = 0; k < 3 && kept; ++k) kept = Kept(mask, 0.75 * u[k] + 0.25 * mu, 0.75 * w[k] + 0.25 * mw);
-        if (!kept) continue;
+        if (!Kept(mask, mu, mw)) continue;
         // Facing: the face normal against the direction to the camera.
         const std::array<double, 3> e1{b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         const std::array<double, 3> e2{c[0] - a[0], c[1] - a[1], c[2] - a[2]};

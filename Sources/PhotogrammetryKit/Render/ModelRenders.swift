@@ -43,13 +43,10 @@ public struct ModelRenders: Sendable {
         }
         let pairs = try chosen.map { camera -> Pair in
             let view = camera.view
-            let scale = Double(pairSize) / Double(max(view.width, view.height))
-            let width = max(1, Int((Double(view.width) * scale).rounded()))
-            let height = max(1, Int((Double(view.height) * scale).rounded()))
-            let s = SIMD2(Double(width) / Double(view.width), Double(height) / Double(view.height))
-            let render = try renderer.render(RenderCamera(width: width, height: height, focalLengths: SIMD2(view.fx, view.fy) * s,
-                                                          principalPoint: SIMD2(view.cx, view.cy) * s,
-                                                          camFromWorld: view.camFromWorld, nearDepth: near))
+            let render = try renderer.render(RenderViews.pinhole(
+                width: view.width, height: view.height, focalLengths: SIMD2(view.fx, view.fy),
+                principalPoint: SIMD2(view.cx, view.cy), camFromWorld: view.camFromWorld,
+                longerSide: pairSize, nearDepth: near))
             return Pair(imageName: camera.name, photoJPEG: try Thumbnail.jpeg(of: camera.photo, maxSide: pairSize, quality: 80),
                         renderPNG: try render.pngData())
         }

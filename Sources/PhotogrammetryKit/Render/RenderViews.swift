@@ -78,16 +78,24 @@ public enum RenderViews {
                 throw RenderViewsError(message: "images \(other) and \(image.name) would both render to \(fileName)")
             }
             used[fileName] = image.name
-            let scale = longerSide.map { Double($0) / Double(max(1, camera.longerSide)) } ?? 1
-            let width = max(1, Int((Double(camera.width) * scale).rounded()))
-            let height = max(1, Int((Double(camera.height) * scale).rounded()))
-            let s = SIMD2(Double(width) / Double(camera.width), Double(height) / Double(camera.height))
             views.append(View(fileName: fileName,
-                              camera: RenderCamera(width: width, height: height, focalLengths: camera.focalLengths * s,
-                                                   principalPoint: camera.principalPoint * s, camFromWorld: pose,
-                                                   nearDepth: nearDepth)))
+                              camera: pinhole(width: camera.width, height: camera.height, focalLengths: camera.focalLengths,
+                                              principalPoint: camera.principalPoint, camFromWorld: pose,
+                                              longerSide: longerSide, nearDepth: nearDepth)))
         }
         return views
+    }
+
+    /// A pinhole camera with an image's intrinsics, scaled so that its longer side is
+    /// `longerSide` pixels (nil: the image's own size).
+    public static func pinhole(width: Int, height: Int, focalLengths: SIMD2<Double>, principalPoint: SIMD2<Double>,
+                               camFromWorld: Rigid3, longerSide: Int?, nearDepth: Double) -> RenderCamera {
+        let scale = longerSide.map { Double($0) / Double(max(1, width, height)) } ?? 1
+        let scaledWidth = max(1, Int((Double(width) * scale).rounded()))
+        let scaledHeight = max(1, Int((Double(height) * scale).rounded()))
+        let s = SIMD2(Double(scaledWidth) / Double(width), Double(scaledHeight) / Double(height))
+        return RenderCamera(width: scaledWidth, height: scaledHeight, focalLengths: focalLengths * s,
+                            principalPoint: principalPoint * s, camFromWorld: camFromWorld, nearDepth: nearDepth)
     }
 
     /// The pose of a camera at `eye` looking at `target` with +Y up in the image (COLMAP axes:

@@ -37,7 +37,7 @@ public enum MeshTexturing {
         let slots = ResultSlots<Swift.Result<(MVSView, URL, URL), Error>>(count: posed.count)
         parallelFor(posed.count, threads: threads) { n in
             let (image, pose, camera) = posed[n]
-            let flat = image.name.replacingOccurrences(of: "/", with: "__")
+            let flat = DenseReconstruction.flatName(image.name)
             let imageURL = images.appendingPathComponent(flat + ".png"), maskURL = maskFolder.appendingPathComponent(flat + ".png")
             slots[n] = Swift.Result {
                 var view = try Undistortion.undistort(image: image.url, maskFile: masks?.maskURL(for: image), keepRect: masks?.keepRect,

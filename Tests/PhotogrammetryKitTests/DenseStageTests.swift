@@ -27,7 +27,7 @@ final class DenseStageTests: XCTestCase {
         XCTAssertFalse(entry.matches(DenseManifest.Entry(key: "k", values: [1, 0.5])))
     }
 
-    func testViewKeyFollowsDetailLevelAndFiles() throws {
+    func testViewKeyFollowsWorkingSizeAndFiles() throws {
         let folder = try temporaryDirectory()
         let image = folder.appendingPathComponent("a.png")
         try Data([1, 2, 3]).write(to: image)
@@ -41,7 +41,13 @@ final class DenseStageTests: XCTestCase {
                                    maxSide: detail.denseMaxImageSide ?? 0)
         }
         XCTAssertTrue(entry(.preview).matches(entry(.preview)))
-        XCTAssertFalse(entry(.preview).matches(entry(.full)), "a changed detail level recomputes")
+        let large = Camera(id: CameraID(1), model: .simpleRadial, width: 1600, height: 1200, params: [1200, 800, 600, 0])
+        XCTAssertFalse(entry(.preview, camera: large).matches(entry(.full, camera: large)), "a changed working size recomputes")
+        // 640 px is under every cap from preview up: the views are the same size at every level.
+        XCTAssertTrue(entry(.reduced).matches(entry(.full)), "the same working size at another level reuses")
+        XCTAssertTrue(entry(.preview).matches(entry(.raw)))
+        XCTAssertFalse(entry(.reduced, camera: large).matches(entry(.medium, camera: large)), "960 px against 1280 px")
+        XCTAssertTrue(entry(.full, camera: large).matches(entry(.raw, camera: large)), "1600 px under full's cap and at raw alike")
         XCTAssertFalse(entry(.full).matches(entry(.full, rect: CGRect(x: 0, y: 0, width: 9, height: 9))))
         var refined = camera
         refined.params[0] = 510

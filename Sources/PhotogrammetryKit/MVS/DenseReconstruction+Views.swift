@@ -79,9 +79,13 @@ extension DenseReconstruction {
     /// size and the camera (its parameters as numbers, compared with a tolerance).
     func viewEntry(_ input: Input, camera: Camera, maxSide: Int) -> DenseManifest.Entry {
         var hash = StableHash()
-        // "alpha": views made since the alpha channel became a mask; older ones are remade.
-        hash.add("view-alpha")
-        hash.add(maxSide)
+        // "size": views keyed by the size they are made at (since the alpha channel became a
+        // mask; older ones are remade). The size, not the level's cap: a 800 px capture is worked
+        // on at 800 px from `reduced` to `raw`, and changing between those levels reuses every
+        // view, depth map and the cloud instead of remaking identical ones.
+        hash.add("view-size")
+        let size = Undistortion.workingSize(width: camera.width, height: camera.height, maxSide: maxSide)
+        hash.add("\(size.width)x\(size.height)")
         hash.add(input.name)
         hash.add(fileStamp(input.url))
         hash.add(input.maskURL.map(fileStamp) ?? "-")

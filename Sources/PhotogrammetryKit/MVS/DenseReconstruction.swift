@@ -10,8 +10,9 @@ import Foundation
 /// 4. fusion of the geometric depth maps into `OUTPUT/dense.ply`.
 ///
 /// Every product is recorded in `work/dense/manifest.json` (``DenseManifest``) and reused by a
-/// rerun whose inputs are unchanged; a changed detail level changes every view and so redoes
-/// everything. Depth maps live on disk and are read through the workspace's bounded cache, so
+/// rerun whose inputs are unchanged; a detail level with another working size changes every
+/// view and so redoes everything (one with the same size, as `full` and `raw` for 1600 px
+/// frames, redoes nothing). Depth maps live on disk and are read through the workspace's bounded cache, so
 /// memory does not grow with the number of images.
 public struct DenseReconstruction {
     /// One registered image as the dense stage reads it.

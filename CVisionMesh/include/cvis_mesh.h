@@ -162,6 +162,35 @@ cvis_status cvis_mesh_simplify(const cvis_mesh* mesh, int64_t max_triangles,
                                const cvis_simplify_options* options, cvis_mesh** out,
                                int32_t* used_sloppy);
 
+
+/* ---- Aligning points to a mesh ---- */
+
+typedef struct cvis_align_options {
+  int32_t num_samples;          /* default 200000: points sampled on the mesh, uniformly by area */
+  double start_distance;        /* default 0.05: first correspondence distance, as a share of the
+                                   mesh's bounding-box diagonal; halved each round */
+  double end_distance;          /* default 0.005: last correspondence distance, same unit */
+  int32_t with_scale;           /* default 1: estimate a similarity (else a rigid motion) */
+  int32_t max_iterations;       /* default 50 per round */
+} cvis_align_options;
+
+void cvis_align_options_default(cvis_align_options* options);
+
+typedef struct cvis_align_stats {
+  double fitness;               /* share of the points within end_distance of the mesh at the end */
+  double rmse;                  /* RMS distance of those points (scene units) */
+  int32_t rounds;
+} cvis_align_stats;
+
+/* The similarity that brings num_points points (x y z doubles) onto the surface of mesh: ICP
+ * (point to point, with scale when asked) from the identity, its correspondence distance halved
+ * each round from start_distance down to end_distance, so points that lie off the mesh (the
+ * ground, a background the mesh lacks) drop out as it tightens. similarity receives a 4x4
+ * row-major matrix [sR t; 0 1]. CVIS_NOT_ENOUGH_DATA with fewer than 3 points or no triangles. */
+cvis_status cvis_mesh_align_points(const cvis_mesh* mesh, int64_t num_points, const double* points,
+                                   const cvis_align_options* options, double similarity[16],
+                                   cvis_align_stats* stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,8 +5,8 @@ import PhotogrammetryKit
 /// a mesh from elsewhere textured from a capture's photos at poses given in the mesh's frame.
 enum TextureCommand {
     static let help = """
-    usage: photogrammetry texture MESH CAPTURE OUTPUT [--priors transforms.json] [--detail LEVEL]
-                                  [--mask mask.json|MASK_DIR|none] [--threads N]
+    usage: photogrammetry texture MESH CAPTURE OUTPUT [--priors transforms.json] [--poses priors|sfm]
+                                  [--detail LEVEL] [--mask mask.json|MASK_DIR|none] [--threads N]
 
     Textures MESH (.obj, .glb, .ply, .usdz, .stl: a LiDAR or RoomPlan mesh, another tool's
     model) from the photos of CAPTURE (a folder or .zip of images), whose poses and intrinsics
@@ -18,12 +18,17 @@ enum TextureCommand {
     undistorted views go to OUTPUT's work/texture/ (a model file's folder for a file).
     Aligning SfM poses to a mesh without priors is not built yet.
 
+      --poses priors   the priors' poses and intrinsics as they are (default)
+      --poses sfm      our own sparse reconstruction, pulled by the priors (their drift corrected,
+                       the model in their frame; OUTPUT's work/sfm/, resumable), then aligned to
+                       the mesh by ICP of its points against the surface (a similarity): for
+                       priors that drift or whose frame is a little off the mesh's
       --detail LEVEL   default full
       --mask ...       as for reconstruct: masks keep the background off the mesh
       --threads N      default 2
     """
 
-    static let parser = ArgumentParser(valueOptions: ["priors", "detail", "mask", "threads"], flags: [])
+    static let parser = ArgumentParser(valueOptions: ["priors", "poses", "detail", "mask", "threads"], flags: [])
 
     static func run(_ arguments: [String]) throws {
         if arguments.contains("--help") || arguments.contains("-h") {
@@ -46,6 +51,12 @@ enum TextureCommand {
             guard let n = Int(text), (1...256).contains(n) else { throw ArgumentParser.Failure(description: "--threads wants an integer from 1 to 256") }
             threads = n
         }
+        let fromStructureFromMotion: Bool
+        switch parsed["poses"] ?? "priors" {
+        case "priors": fromStructureFromMotion = false
+        case "sfm": fromStructureFromMotion = true
+        case let other: throw ArgumentParser.Failure(description: "--poses must be priors or sfm, not \(other)")
+        }
         let meshURL = URL(fileURLWithPath: parsed.positionals[0])
         let input = URL(fileURLWithPath: parsed.positionals[1])
         let layout = OutputLayout(output: URL(fileURLWithPath: parsed.positionals[2]))
@@ -62,18 +73,40 @@ enum TextureCommand {
             throw MeshFailure("\(input.path): no transforms.json beside the images and no --priors: texture needs the photos' poses in the mesh's frame")
         }
         let priors = try PosePriors.load(priorsURL, images: capture.images)
-        let masks: MaskSource?
+        let masks: MaskSource?, maskSelection: MaskSelection
         switch parsed["mask"] {
-        case "none"?: masks = nil
-        case let path?: masks = try MaskSource.load(URL(fileURLWithPath: path))
-        case nil: masks = try MaskSource.discover(in: capture)
+        case "none"?:
+            masks = nil
+            maskSelection = .disabled
+        case let path?:
+            let source = try MaskSource.load(URL(fileURLWithPath: path))
+            masks = source
+            maskSelection = .given(source)
+        case nil:
+            masks = try MaskSource.discover(in: capture)
+            maskSelection = .automatic
         }
         print("mesh: \(meshURL.path): \(mesh.triangles.count) triangles, \(mesh.positions.count) vertices")
         print("capture: \(capture.images.count) images, \(priors.summary)")
 
-        let result = try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: masks,
-                                           workspace: work.appendingPathComponent("texture", isDirectory: true),
+        let workspace = work.appendingPathComponent("texture", isDirectory: true)
+        let result: MeshTexturing.Result
+        if fromStructureFromMotion {
+            let sfm = work.appendingPathComponent("sfm", isDirectory: true)
+            print("poses: structure from motion with the priors in \(sfm.path) ...")
+            let aligned = try MeshTexturing.structureFromMotionPoses(mesh: mesh, input: input, capture: capture, priors: priorsURL,
+                                                                     mask: maskSelection, workspace: sfm, threads: threads,
+                                                                     progress: nil)
+            let fit = aligned.fit
+            print(String(format: "poses: %d of %d images registered; aligned to the mesh by %d points: scale %.4f, "
+                         + "%.0f%% of the points on the surface, RMS %.3g", aligned.registered, aligned.total, aligned.points,
+                         fit.similarity.scale, 100 * fit.fitness, fit.rmse))
+            result = try MeshTexturing.run(mesh: mesh, posed: aligned.posed, masks: masks, workspace: workspace,
                                            detail: detail, threads: threads)
+        } else {
+            result = try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: masks,
+                                           workspace: workspace, detail: detail, threads: threads)
+        }
         let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for target in layout.modelFiles { try ModelExporter.write(result.model, to: target) }

@@ -11,7 +11,8 @@ final class MeshOptionDefaultsTests: XCTestCase {
 
     func testSwiftDefaultsAreTheCoreDefaults() {
         var poisson = cvis_poisson_options(), trim = cvis_trim_options(), clean = cvis_clean_options()
-        var simplify = cvis_simplify_options()
+        var simplify = cvis_simplify_options(), align = cvis_align_options()
+        cvis_align_options_default(&align)
         cvis_poisson_options_default(&poisson)
         cvis_trim_options_default(&trim)
         cvis_clean_options_default(&clean)
@@ -19,7 +20,8 @@ final class MeshOptionDefaultsTests: XCTestCase {
         for (swift, core, what) in [(fields(PoissonOptions().cOptions()), fields(poisson), "Poisson"),
                                     (fields(TrimOptions().cOptions()), fields(trim), "trim"),
                                     (fields(CleanOptions().cOptions()), fields(clean), "clean"),
-                                    (fields(SimplifyOptions().cOptions()), fields(simplify), "simplify")] {
+                                    (fields(SimplifyOptions().cOptions()), fields(simplify), "simplify"),
+                                    (fields(AlignmentOptions().cOptions), fields(align), "alignment")] {
             XCTAssertFalse(core.isEmpty, what)
             XCTAssertEqual(swift, core, what)
         }

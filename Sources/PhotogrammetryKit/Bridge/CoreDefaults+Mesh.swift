@@ -11,4 +11,5 @@ extension CoreDefaults {
         cvis_simplify_options_default(&o)
         return o
     }()
+    static let align: cvis_align_options = { var o = cvis_align_options(); cvis_align_options_default(&o); return o }()
 }

@@ -25,18 +25,36 @@ public enum MeshTexturing {
     ///   ``CVisionError`` from undistortion or texturing, naming the file.
     public static func run(mesh: MeshModel, capture: Capture, priors: PosePriors, masks: MaskSource?,
                            workspace: URL, detail: DetailLevel, threads: Int, jpegQuality: Int = 95) throws -> Result {
-        let posed = capture.images.compactMap { image -> (CaptureImage, Rigid3, Camera)? in
+        let posed = capture.images.compactMap { image -> PosedPhoto? in
             guard let prior = priors.byName[image.name], let camera = prior.camera else { return nil }
-            return (image, prior.camFromWorld, camera)
+            return PosedPhoto(image: image, camFromWorld: prior.camFromWorld, camera: camera)
         }
         guard !posed.isEmpty else {
             throw PipelineError.invalidInput("\(priors.file.path): no frame gives a pose and intrinsics for any of the capture's images")
         }
+        return try run(mesh: mesh, posed: posed, masks: masks, workspace: workspace, detail: detail, threads: threads,
+                       jpegQuality: jpegQuality)
+    }
+
+    /// A photo with its pose in the mesh's frame and its camera.
+    public struct PosedPhoto {
+        public var image: CaptureImage
+        public var camFromWorld: Rigid3
+        public var camera: Camera
+
+        public init(image: CaptureImage, camFromWorld: Rigid3, camera: Camera) {
+            (self.image, self.camFromWorld, self.camera) = (image, camFromWorld, camera)
+        }
+    }
+
+    /// Textures `mesh` from photos posed in its frame.
+    public static func run(mesh: MeshModel, posed: [PosedPhoto], masks: MaskSource?, workspace: URL, detail: DetailLevel,
+                           threads: Int, jpegQuality: Int = 95) throws -> Result {
         let images = OutputLayout.denseImages(in: workspace), maskFolder = OutputLayout.denseMasks(in: workspace)
         for folder in [images, maskFolder] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         let slots = ResultSlots<Swift.Result<(MVSView, URL, URL), Error>>(count: posed.count)
         parallelFor(posed.count, threads: threads) { n in
-            let (image, pose, camera) = posed[n]
+            let (image, pose, camera) = (posed[n].image, posed[n].camFromWorld, posed[n].camera)
             let flat = DenseReconstruction.flatName(image.name)
             let imageURL = images.appendingPathComponent(flat + ".png"), maskURL = maskFolder.appendingPathComponent(flat + ".png")
             slots[n] = Swift.Result {

@@ -95,4 +95,13 @@ final class TextureCommandTests: XCTestCase {
         XCTAssertTrue(outcome.standardError.contains("transforms.json"), outcome.standardError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("model.glb").path))
     }
+
+    func testUnknownPosesSourceIsOneLine() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let outcome = try BuiltProgram.start(["texture", "mesh.obj", "capture", folder.appendingPathComponent("out").path,
+                                              "--poses", "arkit"], logs: folder).wait(timeout: 120)
+        XCTAssertEqual(outcome.status, 2, outcome.standardError)
+        XCTAssertEqual(outcome.errorLines.count, 1, outcome.standardError)
+        XCTAssertTrue(outcome.standardError.contains("--poses must be priors or sfm"), outcome.standardError)
+    }
 }

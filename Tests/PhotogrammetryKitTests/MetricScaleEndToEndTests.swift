@@ -15,7 +15,7 @@ final class MetricScaleEndToEndTests: XCTestCase {
     /// Quarter-resolution depth PNGs (millimetres) for every registered view of `model`, as if
     /// the model's unit were `metresPerUnit`: each depth pixel the z of the nearest observed
     /// point within 3 depth pixels, 0 beyond.
-    func writeDepth(of model: Reconstruction, metresPerUnit: Double, to folder: URL) throws {
+    static func writeDepth(of model: Reconstruction, metresPerUnit: Double, to folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for image in model.images.values where image.isRegistered {
             let camera = model.cameras[image.cameraID]!, pose = image.camFromWorld!
@@ -63,7 +63,7 @@ final class MetricScaleEndToEndTests: XCTestCase {
 
         // Depth as if one model unit were 0.0042 m: the rerun resumes up to sparse, then scales.
         let truth = 0.0042
-        try writeDepth(of: unscaled, metresPerUnit: truth, to: capture.appendingPathComponent("depth"))
+        try Self.writeDepth(of: unscaled, metresPerUnit: truth, to: capture.appendingPathComponent("depth"))
         let events = EventRecorder()
         let second = try ReconstructionPipeline(input: capture, output: output, options: options, progress: events).run()
         XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["features", "matching", "sparse"])

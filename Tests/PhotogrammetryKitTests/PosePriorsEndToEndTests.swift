@@ -66,4 +66,51 @@ final class PosePriorsEndToEndTests: XCTestCase {
         XCTAssertEqual(unprimed.scaleSource, "none")
         XCTAssertNil(unprimed.metricScale)
     }
+
+    /// Priors whose scale is 3 % off (a tracking drift) and depth images in true metres: the run
+    /// stays in the priors' frame (axes and origin) with the depth's scale.
+    func testDepthImagesCorrectThePriorsScale() throws {
+        let work = try temporaryDirectory()
+        let capture = work.appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        let dataset = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))
+        let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
+        let priorScale = 1.03
+        var priors = truth
+        for (id, image) in truth.images {
+            let pose = image.camFromWorld!
+            priors.images[id]?.camFromWorld = Rigid3(rotation: pose.rotation, translation: -(pose.rotation * (priorScale * pose.centerInWorld)))
+        }
+        try NerfstudioTransforms(priors, filePath: { "images/" + $0 }).jsonData()
+            .write(to: capture.appendingPathComponent("transforms.json"))
+        let truthByName = Dictionary(uniqueKeysWithValues: truth.images.values.map { ($0.name, $0.camFromWorld!) })
+        func meanCentreError(_ model: Reconstruction) throws -> Double {
+            var sum = 0.0
+            for image in model.images.values {
+                sum += length(image.camFromWorld!.centerInWorld - (try XCTUnwrap(truthByName[image.name])).centerInWorld)
+            }
+            return sum / Double(model.images.count)
+        }
+
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+        let output = work.appendingPathComponent("out")
+        let first = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(first.scaleSource, "pose_priors")
+        let inPriorUnits = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        let offBefore = try meanCentreError(inPriorUnits)
+        XCTAssertGreaterThan(offBefore, 0.01, "the priors' 3 % put the cameras centimetres off")
+
+        // Depth in true metres: a metre of the truth is 1.03 of the priors' units.
+        try MetricScaleEndToEndTests.writeDepth(of: inPriorUnits, metresPerUnit: 1 / priorScale,
+                                                to: capture.appendingPathComponent("depth"))
+        let second = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(second.scaleSource, "lidar_depth")
+        XCTAssertTrue(second.metricScaleNote?.contains("pose priors' frame") == true, second.metricScaleNote ?? "no note")
+        let corrected = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        let offAfter = try meanCentreError(corrected)
+        XCTAssertLessThan(offAfter, 0.25 * offBefore, "the depth's scale, in the priors' axes and origin")
+        XCTAssertEqual(try XCTUnwrap(second.metricScale) / (try XCTUnwrap(first.metricScale)), 1 / priorScale, accuracy: 0.005)
+    }
 }

@@ -12,7 +12,8 @@ import Foundation
 /// ``MetricScale`` factor, so the model files and everything after them are in metres; without
 /// depth the models keep SfM's scale. Each model is then stood upright
 /// (``Reconstruction/uprightTransform(gravity:)``: +Y up, centred, the first photo's side on +Z),
-/// as USD and ARKit take a model, except in the pose priors' frame, which is kept as given.
+/// as USD and ARKit take a model, except in the pose priors' frame, which is kept as given (its
+/// scale corrected by the depth images when the views have them).
 public struct ExportStage: CheckpointedStage {
     public struct Options: StageOptions {
         /// How the metric scale is measured from depth images (``MetricScale/Options``' defaults).
@@ -43,11 +44,12 @@ public struct ExportStage: CheckpointedStage {
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         let layout = context.layout
-        // A model in the pose priors' frame is in their units already: depth would only scale it
-        // out of that frame.
-        let scaling = Self.priorAlignment(scene) != nil ? nil
-            : MetricScaling.measure(scene.models, images: scene.usable.images, depth: scene.depth,
-                                    options: options.metricScale, threads: context.threads)
+        // A model in the pose priors' frame is in their units, metres as the phone tracked them;
+        // depth images measure metres in every view, where the tracking's scale drifts along a
+        // walk (ARKit's: a per cent or two), so depth, when the views have it, sets the scale
+        // there too: the model is scaled about the priors' origin, keeping their axes.
+        let scaling = MetricScaling.measure(scene.models, images: scene.usable.images, depth: scene.depth,
+                                            options: options.metricScale, threads: context.threads)
         let scaled = scaling?.apply(to: scene.models) ?? scene.models
         let upright = Self.priorAlignment(scene) != nil ? scaled.map { _ in nil } : scaled.map { $0.uprightTransform() }
         let models = Self.stand(scaled, upright)
@@ -114,6 +116,12 @@ public struct ExportStage: CheckpointedStage {
         if let scaling = output.scaling {
             scene.models = scaling.apply(to: scene.models)
             Self.report(scaling, in: &scene.report)
+            if let alignment = Self.priorAlignment(scene), let factor = scaling.factor {
+                // Metres per SfM unit: the priors' scale corrected by the depth's.
+                scene.report.metricScale = alignment.scale * factor
+                scene.report.metricScaleNote = String(format: "in the pose priors' frame, scaled by the depth images: the priors' "
+                                                      + "scale was %+.2f %% off", 100 * (1 / factor - 1))
+            }
             announce(scaling, context)
         }
         scene.models = Self.stand(scene.models, output.upright)

@@ -12,13 +12,19 @@ final class PosePriorsEndToEndTests: XCTestCase {
         return url
     }
 
-    func testPriorsPutTheRunInTheirFrame() throws {
+    /// A working folder holding a copy of templeRing-12's images as `capture/images`, and the
+    /// capture's ground truth.
+    private func templeRingCapture() throws -> (work: URL, capture: URL, truth: Reconstruction) {
         let work = try temporaryDirectory()
         let capture = work.appendingPathComponent("capture")
         try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
         let dataset = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
         try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))
-        let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
+        return (work, capture, try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse")))
+    }
+
+    func testPriorsPutTheRunInTheirFrame() throws {
+        let (work, capture, truth) = try templeRingCapture()
 
         // The cameras stand about 0.5 from the temple: 5 mm and 0.5° of noise per axis, as ARKit's
         // 2 cm and 1° in a room of a few metres.
@@ -70,12 +76,7 @@ final class PosePriorsEndToEndTests: XCTestCase {
     /// Priors whose scale is 3 % off (a tracking drift) and depth images in true metres: the run
     /// stays in the priors' frame (axes and origin) with the depth's scale.
     func testDepthImagesCorrectThePriorsScale() throws {
-        let work = try temporaryDirectory()
-        let capture = work.appendingPathComponent("capture")
-        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
-        let dataset = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
-        try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))
-        let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
+        let (work, capture, truth) = try templeRingCapture()
         let priorScale = 1.03
         var priors = truth
         for (id, image) in truth.images {

@@ -47,7 +47,8 @@ public struct ExportStage: CheckpointedStage {
         // A model in the pose priors' frame is in their units, metres as the phone tracked them;
         // depth images measure metres in every view, where the tracking's scale drifts along a
         // walk (ARKit's: a per cent or two), so depth, when the views have it, sets the scale
-        // there too: the model is scaled about the priors' origin, keeping their axes.
+        // there too. The model is scaled about the priors' origin, keeping their axes: the
+        // tracking's origin is where it started, and its scale error grows from there.
         let scaling = MetricScaling.measure(scene.models, images: scene.usable.images, depth: scene.depth,
                                             options: options.metricScale, threads: context.threads)
         let scaled = scaling?.apply(to: scene.models) ?? scene.models

@@ -114,4 +114,26 @@ final class PosePriorsEndToEndTests: XCTestCase {
         XCTAssertLessThan(offAfter, 0.25 * offBefore, "the depth's scale, in the priors' axes and origin")
         XCTAssertEqual(try XCTUnwrap(second.metricScale) / (try XCTUnwrap(first.metricScale)), 1 / priorScale, accuracy: 0.005)
     }
+
+    /// Depth images that give no scale (no depth anywhere) leave the run in the priors' metres,
+    /// and the report says so.
+    func testDepthWithoutAScaleKeepsThePriorsScale() throws {
+        let (work, capture, truth) = try templeRingCapture()
+        try NerfstudioTransforms(truth, filePath: { "images/" + $0 }).jsonData()
+            .write(to: capture.appendingPathComponent("transforms.json"))
+        let depth = capture.appendingPathComponent("depth")
+        try FileManager.default.createDirectory(at: depth, withIntermediateDirectories: true)
+        for image in truth.images.values {
+            let stem = (image.name as NSString).deletingPathExtension
+            try TestPNG.writeGrey16([UInt16](repeating: 0, count: 16 * 12), width: 16, height: 12,
+                                    to: depth.appendingPathComponent(stem + ".png"))
+        }
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+        let report = try ReconstructionPipeline(input: capture, output: work.appendingPathComponent("out"), options: options,
+                                                progress: nil).run()
+        XCTAssertEqual(report.scaleSource, "pose_priors")
+        XCTAssertNotNil(report.metricScale)
+        XCTAssertNil(report.metricScaleNote)
+    }
 }

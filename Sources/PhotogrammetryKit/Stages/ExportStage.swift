@@ -116,14 +116,22 @@ public struct ExportStage: CheckpointedStage {
         }
         if let scaling = output.scaling {
             scene.models = scaling.apply(to: scene.models)
-            Self.report(scaling, in: &scene.report)
-            if let alignment = Self.priorAlignment(scene), let factor = scaling.factor {
-                // Metres per SfM unit: the priors' scale corrected by the depth's.
-                scene.report.metricScale = alignment.scale * factor
-                scene.report.metricScaleNote = String(format: "in the pose priors' frame, scaled by the depth images: the priors' "
-                                                      + "scale was %+.2f %% off", 100 * (1 / factor - 1))
+            if let alignment = Self.priorAlignment(scene) {
+                // Depth that gave no factor leaves the priors' metres, and the report saying so.
+                if let factor = scaling.factor {
+                    Self.report(scaling, in: &scene.report)
+                    // Metres per SfM unit: the priors' scale corrected by the depth's.
+                    scene.report.metricScale = alignment.scale * factor
+                    scene.report.metricScaleNote = String(format: "in the pose priors' frame, scaled by the depth images: the "
+                                                          + "priors' scale was %+.2f %% off", 100 * (1 / factor - 1))
+                    announce(scaling, context)
+                } else {
+                    announce(scaling, context, scaleEvent: false)
+                }
+            } else {
+                Self.report(scaling, in: &scene.report)
+                announce(scaling, context)
             }
-            announce(scaling, context)
         }
         scene.models = Self.stand(scene.models, output.upright)
     }
@@ -153,11 +161,13 @@ public struct ExportStage: CheckpointedStage {
         report.metricScaleNote = nil
     }
 
-    /// One event for the scale (or its absence), one per depth image that could not be used.
-    func announce(_ scaling: MetricScaling, _ context: StageContext) {
+    /// One event for the scale (or its absence; not with `scaleEvent` false, when the pose
+    /// priors' event said it), one per depth image that could not be used.
+    func announce(_ scaling: MetricScaling, _ context: StageContext, scaleEvent: Bool = true) {
         for image in scaling.unusable {
             context.progress?.event(.depthUnusable, "\(image.name): \(image.reason)", subject: image.name)
         }
+        guard scaleEvent else { return }
         if let estimate = scaling.estimates.first ?? nil {
             let spread = String(format: "%.1f %%", estimate.spread * 100)
             context.progress?.event(.metricScale, "metric scale: \(String(format: "%.6g", estimate.factor)) m per model unit "

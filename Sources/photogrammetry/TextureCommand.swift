@@ -99,7 +99,7 @@ enum TextureCommand {
                                                                      progress: nil)
             let fit = aligned.fit
             print(String(format: "poses: %d of %d images registered; aligned to the mesh by %d points: scale %.4f, "
-                         + "%.0f%% of the points on the surface, RMS %.3g", aligned.registered, aligned.total, aligned.points,
+                         + "%.0f%% of the points on the surface, RMS %.3g", aligned.posed.count, capture.images.count, aligned.points,
                          fit.similarity.scale, 100 * fit.fitness, fit.rmse))
             result = try MeshTexturing.run(mesh: mesh, posed: aligned.posed, masks: masks, workspace: workspace,
                                            detail: detail, threads: threads)

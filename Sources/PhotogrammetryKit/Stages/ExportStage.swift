@@ -116,22 +116,17 @@ public struct ExportStage: CheckpointedStage {
         }
         if let scaling = output.scaling {
             scene.models = scaling.apply(to: scene.models)
-            if let alignment = Self.priorAlignment(scene) {
-                // Depth that gave no factor leaves the priors' metres, and the report saying so.
-                if let factor = scaling.factor {
-                    Self.report(scaling, in: &scene.report)
-                    // Metres per SfM unit: the priors' scale corrected by the depth's.
-                    scene.report.metricScale = alignment.scale * factor
-                    scene.report.metricScaleNote = String(format: "in the pose priors' frame, scaled by the depth images: the "
-                                                          + "priors' scale was %+.2f %% off", 100 * (1 / factor - 1))
-                    announce(scaling, context)
-                } else {
-                    announce(scaling, context, scaleEvent: false)
-                }
-            } else {
-                Self.report(scaling, in: &scene.report)
-                announce(scaling, context)
+            let alignment = Self.priorAlignment(scene)
+            // With priors, depth that gave no factor leaves the priors' metres, and the report saying so.
+            let depthSetsScale = alignment == nil || scaling.factor != nil
+            if depthSetsScale { Self.report(scaling, in: &scene.report) }
+            if let alignment, let factor = scaling.factor {
+                // Metres per SfM unit: the priors' scale corrected by the depth's.
+                scene.report.metricScale = alignment.scale * factor
+                scene.report.metricScaleNote = String(format: "in the pose priors' frame, scaled by the depth images: the "
+                                                      + "priors' scale was %+.2f %% off", 100 * (1 / factor - 1))
             }
+            announce(scaling, context, scaleEvent: depthSetsScale)
         }
         scene.models = Self.stand(scene.models, output.upright)
     }

@@ -11,11 +11,8 @@ import Foundation
 extension MeshTexturing {
     /// How the SfM poses were aligned to the mesh.
     public struct SfMAlignment {
-        /// The photos, posed in the mesh's frame, with the model's cameras.
+        /// The photos the model registered, posed in the mesh's frame, with the model's cameras.
         public var posed: [PosedPhoto]
-        /// Registered images against the capture's.
-        public var registered: Int
-        public var total: Int
         /// The similarity from the SfM model's frame (the priors') to the mesh's, and its fit.
         public var fit: TriangleMesh.AlignmentFit
         /// Sparse points the alignment used.
@@ -46,6 +43,6 @@ extension MeshTexturing {
                   let camera = model.cameras[image.cameraID] else { return nil }
             return PosedPhoto(image: photo, camFromWorld: fit.similarity.transform(pose), camera: camera)
         }
-        return SfMAlignment(posed: posed, registered: posed.count, total: capture.images.count, fit: fit, points: points.count)
+        return SfMAlignment(posed: posed, fit: fit, points: points.count)
     }
 }

@@ -6,6 +6,7 @@
 
 #include <open3d/pipelines/registration/Registration.h>
 #include <open3d/pipelines/registration/TransformationEstimation.h>
+#include <open3d/utility/Random.h>
 
 #include "mesh.h"
 #include "status.h"
@@ -44,8 +45,10 @@ extern "C" cvis_status cvis_mesh_align_points(const cvis_mesh* mesh, int64_t num
     for (int64_t i = 0; i < num_points; ++i) {
       source.points_[size_t(i)] = Eigen::Vector3d(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
     }
-    // Open3D samples through a non-const member (it may compute triangle normals on the way).
+    // Open3D samples through a non-const member (it may compute triangle normals on the way),
+    // from its global generator: seeded, so the same points align the same way every run.
     open3d::geometry::TriangleMesh surface = mesh->mesh;
+    open3d::utility::random::Seed(0);
     const auto target = surface.SamplePointsUniformly(size_t(options->num_samples));
     const double diagonal = (mesh->mesh.GetMaxBound() - mesh->mesh.GetMinBound()).norm();
     Eigen::Matrix4d transform = Eigen::Matrix4d::Identity();

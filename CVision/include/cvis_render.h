@@ -46,6 +46,11 @@ typedef struct cvis_render_camera {
  * of range. */
 cvis_status cvis_render(const cvis_render_mesh* mesh, const cvis_render_camera* camera, uint8_t* rgba);
 
+/* As cvis_render, for num_meshes >= 1 meshes drawn into one frame with one depth buffer: a
+ * model of several materials (texture pages) is one mesh per page, sharing its vertex arrays. */
+cvis_status cvis_render_meshes(const cvis_render_mesh* meshes, int32_t num_meshes,
+                               const cvis_render_camera* camera, uint8_t* rgba);
+
 /* A decoded 8-bit image, owned by the handle. */
 typedef struct cvis_image cvis_image;
 

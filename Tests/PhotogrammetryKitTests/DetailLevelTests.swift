@@ -70,6 +70,6 @@ final class DetailLevelTests: XCTestCase {
     func testMeshBudgets() {
         XCTAssertEqual(DetailLevel.allCases.map(\.maxTriangles), [25_000, 50_000, 100_000, 250_000, nil])
         XCTAssertEqual(DetailLevel.allCases.map(\.textureSize), [1024, 2048, 4096, 8192, 8192])
-        XCTAssertEqual(DetailLevel.allCases.map(\.texturePages), [1, 1, 1, 1, nil])
+        XCTAssertEqual(DetailLevel.allCases.map(\.maxTexturePages), [1, 1, 1, 1, 8])
     }
 }

@@ -2,7 +2,8 @@ import XCTest
 @testable import PhotogrammetryKit
 
 /// Each exporter round-trips through ``ModelStats`` (counts, box), and the files load in the
-/// tools others use: the USDZ passes USD's ARKit compliance checker, GLB and OBJ load in trimesh.
+/// tools others use: the USDZ passes USD's ARKit compliance checker, GLB and OBJ load in trimesh,
+/// with one material per texture page when there are several.
 final class ModelExportTests: XCTestCase {
     let model = SyntheticSurface.icosphereModel(levels: 3)  // 642 vertices, 1280 triangles, radius 0.5
 
@@ -117,6 +118,60 @@ final class ModelExportTests: XCTestCase {
         XCTAssertTrue(output.contains("model.glb 642 1280 1.0 True True"), output)
         XCTAssertTrue(output.contains("model.obj 642 1280 1.0 True True"), output)
         XCTAssertTrue(output.contains("OBJ colours 642"), output)
+    }
+
+    /// The icosphere on two texture pages: triangles left of x = 0 on the first (red), the rest
+    /// on the second (blue).
+    func twoPageModel() -> MeshModel {
+        var textured = model
+        textured.uvs = model.positions.map { SIMD2(0.5 + $0.x, 0.5 + $0.y) }
+        func page(_ rgb: [UInt8], _ n: Int) -> MeshMaterial {
+            MeshMaterial(name: "surface_\(n)", texture: .init(
+                data: TestPNG.encoded(TestPNG.rows(width: 8, height: 8, channels: 3) { _, _ in rgb }, width: 8, height: 8, colorType: 2),
+                fileName: "texture_\(n).png", width: 8, height: 8))
+        }
+        textured.materials = [page([200, 30, 30], 0), page([30, 30, 200], 1)]
+        textured.materialOfTriangle = SyntheticSurface.centroids(model).map { $0.x < 0 ? 0 : 1 }
+        return textured
+    }
+
+    func testTwoPagesPassTheCheckersOfOtherTools() throws {
+        let textured = twoPageModel()
+        let perPage = textured.trianglesByMaterial.map(\.count)
+        XCTAssertEqual(perPage.reduce(0, +), 1280)
+        XCTAssertTrue(perPage.allSatisfy { $0 > 500 }, "\(perPage)")
+        let folder = try makeBridgeTestDirectory(self)
+        for format in ModelFormat.allCases { try ModelExporter.write(textured, to: folder.appendingPathComponent("pages.\(format.rawValue)")) }
+        try assertARKitCompliant(folder.appendingPathComponent("pages.usdz"))
+        let output = try PythonCheck.run("""
+            import trimesh, numpy
+            from pxr import Usd, UsdGeom, UsdShade
+            folder = \(pythonString(folder.path)) + '/'
+            stage = Usd.Stage.Open(folder + 'pages.usdz')
+            mesh = stage.GetPrimAtPath('/Model/Surface')
+            for subset in UsdGeom.Subset.GetAllGeomSubsets(UsdGeom.Imageable(mesh)):
+                material = UsdShade.MaterialBindingAPI(subset.GetPrim()).ComputeBoundMaterial()[0]
+                print('USD subset', len(subset.GetIndicesAttr().Get()), material.GetPath().name)
+            for name in ['pages.glb', 'pages.obj', 'pages.ply']:
+                scene = trimesh.load(folder + name, process=False)
+                geometries = list(scene.geometry.values()) if hasattr(scene, 'geometry') else [scene]
+                for g in sorted(geometries, key=lambda g: -len(g.faces)):
+                    material = getattr(g.visual, 'material', None)
+                    image = getattr(material, 'image', None) or getattr(material, 'baseColorTexture', None)
+                    uv = g.visual.uv if hasattr(g.visual, 'uv') and g.visual.uv is not None else []
+                    colour = numpy.asarray(image.convert('RGB'))[4, 4].tolist() if image is not None else None
+                    print(name, len(g.faces), len(uv) == len(g.vertices), colour)
+            """, modules: ["trimesh", "pxr"])
+        guard let output else { return }
+        for (faces, name) in zip(perPage, ["surface_0", "surface_1"]) {
+            XCTAssertTrue(output.contains("USD subset \(faces) \(name)\n"), output)
+        }
+        for name in ["pages.glb", "pages.obj"] {
+            XCTAssertTrue(output.contains("\(name) \(perPage[0]) True [200, 30, 30]"), output)
+            XCTAssertTrue(output.contains("\(name) \(perPage[1]) True [30, 30, 200]"), output)
+        }
+        // trimesh takes one texture per PLY (its `TextureFile` comments name both), with the UVs.
+        XCTAssertTrue(output.contains("pages.ply 1280 True ["), output)
     }
 
     func testOtherToolsFilesAndBadFilesGiveOneLineErrors() throws {

@@ -100,8 +100,10 @@ final class TextureAtlasTests: XCTestCase {
 
     /// Per plane face, the atlas colour minus the plane's at three inner points.
     func colorErrors(_ atlas: TextureAtlas, mesh: PointCloud, planeFaces: Int) -> [[SIMD3<Double>]] {
-        let page = atlas.page(0), uvs = atlas.uvs, points = mesh.points, triangles = mesh.triangles
+        let pages = (0..<atlas.pageCount).map { atlas.page($0) }, facePages = atlas.facePages
+        let uvs = atlas.uvs, points = mesh.points, triangles = mesh.triangles
         return (0..<planeFaces).map { f in
+            let page = pages[facePages[f]]
             let corners = [triangles[f].x, triangles[f].y, triangles[f].z].map { SIMD3<Double>(points[Int($0)]) }
             return [SIMD3(0.6, 0.2, 0.2), SIMD3(0.2, 0.6, 0.2), SIMD3(0.2, 0.2, 0.6)].map { w in
                 let p = corners[0] * w.x + corners[1] * w.y + corners[2] * w.z
@@ -207,5 +209,77 @@ final class TextureAtlasTests: XCTestCase {
         let texture = try XCTUnwrap(textured.material.texture)
         XCTAssertEqual(texture.fileName, "texture_0.png")
         XCTAssertEqual(Array(texture.data.prefix(4)), [0x89, 0x50, 0x4E, 0x47], "a PNG")
+    }
+
+    func testPagesBeyondTheFirstKeepTheViewsResolution() throws {
+        // The plane covers about 130 x 130 pixels of each view: one 160² page holds its charts only
+        // scaled down (0.6 texels per pixel), several hold them at one texel per pixel.
+        let views = [Self.view(at: SIMD3(0, 0, -3), lookingAt: .zero),
+                     Self.view(at: SIMD3(1.2, 0.3, -2.8), lookingAt: .zero),
+                     Self.view(at: SIMD3(-1.1, -0.4, -2.9), lookingAt: .zero)]
+        let (mesh, planeFaces) = try Self.planeMesh(occluder: false)
+        let images = try writeViews(views, occluder: false, offsets: [0, 0, 0])
+        var options = TextureOptions()
+        options.pageSize = 160
+        options.paddingPx = 2
+        func atlas(maxPages: Int) throws -> (TextureAtlas, psnr: Double) {
+            options.maxPages = maxPages
+            let atlas = try TextureAtlas.make(positions: mesh.points, triangles: mesh.triangles, colors: nil, views: views,
+                                              imageURLs: images, options: options)
+            let errors = colorErrors(atlas, mesh: mesh, planeFaces: planeFaces).flatMap { $0 }
+            let mse = errors.map { ($0 * $0).sum() / 3 }.reduce(0, +) / Double(errors.count)
+            return (atlas, 10 * log10(255 * 255 / mse))
+        }
+        let (one, onePSNR) = try atlas(maxPages: 1)
+        let (several, severalPSNR) = try atlas(maxPages: 8)
+        XCTAssertEqual(one.pageCount, 1)
+        XCTAssertLessThan(one.scale, 0.9, "one small page holds the charts only scaled down")
+        XCTAssertGreaterThan(several.pageCount, 1)
+        XCTAssertLessThanOrEqual(several.pageCount, 8)
+        XCTAssertEqual(several.scale, 1, accuracy: 1e-9, "enough pages keep one texel per pixel")
+        XCTAssertEqual(Set(several.facePages), Set(0..<several.pageCount), "every page holds faces")
+        XCTAssertGreaterThan(severalPSNR, 35, "texture PSNR \(severalPSNR) dB over \(several.pageCount) pages")
+        XCTAssertGreaterThan(severalPSNR, onePSNR + 1, "full resolution beats the scaled-down page (\(onePSNR) dB)")
+
+        // The model: one material per page, each triangle on its face's page, in every format.
+        let points = mesh.points
+        let model = MeshModel(positions: points, normals: Array(repeating: SIMD3(0, 0, -1), count: points.count),
+                              colors: Array(repeating: SIMD3(128, 128, 128), count: points.count), triangles: mesh.triangles)
+        let textured = try model.textured(by: several, jpegQuality: 0)
+        try textured.validate()
+        XCTAssertEqual(textured.materials.map(\.name), (0..<several.pageCount).map { "surface_\($0)" })
+        XCTAssertEqual(textured.textures.map(\.fileName), (0..<several.pageCount).map { "texture_\($0).png" })
+        XCTAssertEqual(textured.materialOfTriangle, several.facePages.map { Int32($0) })
+        let facesPerPage = textured.trianglesByMaterial.map(\.count)
+        let folder = try makeBridgeTestDirectory(self)
+        for format in ModelFormat.allCases {
+            let url = folder.appendingPathComponent("pages.\(format.rawValue)")
+            try ModelExporter.write(textured, to: url)
+            let stats = try ModelStats.read(url)
+            XCTAssertEqual(stats.triangles, textured.triangles.count, "\(format)")
+            XCTAssertEqual(stats.textures.count, format == .stl ? 0 : several.pageCount, "\(format): texture pages")
+            guard format != .stl, format != .ply else { continue }
+            let read = try ModelReader.read(url)
+            XCTAssertEqual(read.trianglesByMaterial.map(\.count), facesPerPage, "\(format): faces per page read back")
+            XCTAssertEqual(read.textures.count, several.pageCount, "\(format)")
+        }
+
+        // Rendered from the first view, the pages give the view's own image back (resampled twice,
+        // view pixels into texels and texels into pixels: about 29.6 dB, as from one 256² page).
+        let view = views[0]
+        let camera = RenderCamera(width: view.width, height: view.height, focalLengths: SIMD2(view.fx, view.fy),
+                                  principalPoint: SIMD2(view.cx, view.cy), camFromWorld: view.camFromWorld)
+        for url in ["pages.glb", "pages.usdz", "pages.obj"].map({ folder.appendingPathComponent($0) }) {
+            let rendered = try MeshRenderer(ModelReader.read(url)).render(camera)
+            let truth = Self.render(view, occluder: false)
+            var squared = 0.0, covered = 0
+            for (i, expected) in truth.enumerated() where rendered.pixels[4 * i + 3] == 255 {
+                for k in 0..<3 { squared += pow(Double(rendered.pixels[4 * i + k]) - Double(expected[k]), 2) }
+                covered += 1
+            }
+            XCTAssertGreaterThan(covered, 15_000, url.lastPathComponent)
+            let psnr = 10 * log10(255 * 255 / (squared / Double(3 * max(1, covered))))
+            XCTAssertGreaterThan(psnr, 28, "\(url.lastPathComponent): render PSNR \(psnr) dB")
+        }
     }
 }

@@ -6,10 +6,15 @@
 
 extern "C" cvis_status cvis_render(const cvis_render_mesh* mesh, const cvis_render_camera* camera,
                                    uint8_t* rgba) {
+  return cvis_render_meshes(mesh, 1, camera, rgba);
+}
+
+extern "C" cvis_status cvis_render_meshes(const cvis_render_mesh* meshes, int32_t num_meshes,
+                                          const cvis_render_camera* camera, uint8_t* rgba) {
   using namespace cvis;
   return Guard([&]() -> cvis_status {
-    if (mesh == nullptr || camera == nullptr || rgba == nullptr) {
-      return Fail(CVIS_INVALID_ARGUMENT, "cvis_render: mesh, camera and rgba must not be NULL");
+    if (meshes == nullptr || camera == nullptr || rgba == nullptr || num_meshes < 1) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_render: meshes, camera and rgba must not be NULL, and a mesh given");
     }
     if (camera->width < 1 || camera->height < 1 || camera->width > 16384 || camera->height > 16384) {
       return Fail(CVIS_INVALID_ARGUMENT,
@@ -28,23 +33,26 @@ extern "C" cvis_status cvis_render(const cvis_render_mesh* mesh, const cvis_rend
     for (int k = 0; k < 3; ++k) {
       if (!std::isfinite(camera->translation[k])) return Fail(CVIS_INVALID_ARGUMENT, "cvis_render: translation not finite");
     }
-    if (mesh->num_vertices < 0 || mesh->num_faces < 0 ||
-        (mesh->num_vertices > 0 && mesh->positions == nullptr) || (mesh->num_faces > 0 && mesh->faces == nullptr)) {
-      return Fail(CVIS_INVALID_ARGUMENT, "cvis_render: negative counts or missing positions/faces");
-    }
-    if (mesh->texture != nullptr &&
-        (mesh->texture_width < 1 || mesh->texture_height < 1 || mesh->texture_width > 65536 ||
-         mesh->texture_height > 65536)) {
-      return Fail(CVIS_INVALID_ARGUMENT, "cvis_render: texture size outside 1..65536");
-    }
-    for (int64_t i = 0; i < 3 * mesh->num_faces; ++i) {
-      if (mesh->faces[i] < 0 || mesh->faces[i] >= mesh->num_vertices) {
-        return Fail(CVIS_INVALID_ARGUMENT,
-                    Str("cvis_render: face ", i / 3, " refers to vertex ", mesh->faces[i], " of ", mesh->num_vertices));
+    for (int32_t m = 0; m < num_meshes; ++m) {
+      const cvis_render_mesh* mesh = &meshes[m];
+      if (mesh->num_vertices < 0 || mesh->num_faces < 0 ||
+          (mesh->num_vertices > 0 && mesh->positions == nullptr) || (mesh->num_faces > 0 && mesh->faces == nullptr)) {
+        return Fail(CVIS_INVALID_ARGUMENT, "cvis_render: negative counts or missing positions/faces");
+      }
+      if (mesh->texture != nullptr &&
+          (mesh->texture_width < 1 || mesh->texture_height < 1 || mesh->texture_width > 65536 ||
+           mesh->texture_height > 65536)) {
+        return Fail(CVIS_INVALID_ARGUMENT, "cvis_render: texture size outside 1..65536");
+      }
+      for (int64_t i = 0; i < 3 * mesh->num_faces; ++i) {
+        if (mesh->faces[i] < 0 || mesh->faces[i] >= mesh->num_vertices) {
+          return Fail(CVIS_INVALID_ARGUMENT,
+                      Str("cvis_render: face ", i / 3, " refers to vertex ", mesh->faces[i], " of ", mesh->num_vertices));
+        }
       }
     }
     Rasterizer rasterizer(*camera);
-    rasterizer.DrawMesh(*mesh);
+    for (int32_t m = 0; m < num_meshes; ++m) rasterizer.DrawMesh(meshes[m]);
     rasterizer.CopyRGBA(rgba);
     return CVIS_OK;
   });

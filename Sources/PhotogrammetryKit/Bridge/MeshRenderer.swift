@@ -31,13 +31,14 @@ public struct RenderCamera: Sendable, Equatable {
 /// triangle, no anti-aliasing; alpha 255 where the surface covers a pixel centre, else 0 on a
 /// transparent black background.
 ///
-/// The mesh is flattened (and its texture decoded) once, so rendering many views is cheap.
+/// The mesh is flattened (and its textures decoded) once, so rendering many views is cheap;
+/// a model of several materials is drawn as one mesh per material into one depth buffer.
 public final class MeshRenderer {
     private let positions: [Float]
     private let colors: [UInt8]
     private let uvs: [Float]?
-    private let faces: [Int32]
-    private let texture: PixelImage?
+    /// Per material, its faces (flat vertex indices) and decoded texture (nil: vertex colours).
+    private let parts: [(faces: [Int32], texture: PixelImage?)]
 
     /// Prepares `model` for rendering.
     /// - Throws: ``ModelExportError`` for a malformed model, ``CVisionError`` when its texture
@@ -52,13 +53,14 @@ public final class MeshRenderer {
         }
         positions = model.positions.flatMap { [$0.x, $0.y, $0.z] }
         colors = model.colors.flatMap { [$0.x, $0.y, $0.z] }
-        faces = model.triangles.flatMap { [$0.x, $0.y, $0.z] }
-        if let texture = model.material.texture, let uvs = model.uvs {
-            self.uvs = uvs.flatMap { [$0.x, $0.y] }
-            self.texture = try PixelImage(decoding: texture.data, channels: 3)
-        } else {
-            self.uvs = nil
-            self.texture = nil
+        let textured = model.uvs != nil && model.materials.contains { $0.texture != nil }
+        uvs = textured ? model.uvs!.flatMap { [$0.x, $0.y] } : nil
+        let groups = model.materials.count == 1 ? [Array(model.triangles.indices)] : model.trianglesByMaterial
+        parts = try zip(model.materials, groups).compactMap { material, group in
+            guard !group.isEmpty else { return nil }
+            let faces = group.flatMap { [model.triangles[$0].x, model.triangles[$0].y, model.triangles[$0].z] }
+            let texture = try material.texture.flatMap { textured ? try PixelImage(decoding: $0.data, channels: 3) : nil }
+            return (faces, texture)
         }
     }
 
@@ -78,24 +80,33 @@ public final class MeshRenderer {
         c.rotation = (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
         c.translation = (t.x, t.y, t.z)
         c.near_depth = camera.nearDepth
+        // The parts' textures stay pinned while the core reads them: nested closures, one per part.
+        func draw(_ meshes: [cvis_render_mesh], from next: Int) throws {
+            guard next < parts.count else {
+                try meshes.withUnsafeBufferPointer { try check(cvis_render_meshes($0.baseAddress, Int32($0.count), &c, &rgba)) }
+                return
+            }
+            try parts[next].faces.withUnsafeBufferPointer { f in
+                try withOptionalBuffer(parts[next].texture?.pixels) { tex in
+                    var mesh = meshes[0]
+                    mesh.num_faces = Int64(f.count / 3)
+                    mesh.faces = f.baseAddress
+                    mesh.texture = parts[next].texture == nil ? nil : tex
+                    mesh.texture_width = Int32(parts[next].texture?.width ?? 0)
+                    mesh.texture_height = Int32(parts[next].texture?.height ?? 0)
+                    try draw(next == 0 ? [mesh] : meshes + [mesh], from: next + 1)
+                }
+            }
+        }
         try positions.withUnsafeBufferPointer { p in
             try colors.withUnsafeBufferPointer { col in
-                try faces.withUnsafeBufferPointer { f in
-                    try withOptionalBuffer(uvs) { uv in
-                        try withOptionalBuffer(texture?.pixels) { tex in
-                            var mesh = cvis_render_mesh()
-                            mesh.num_vertices = Int64(positions.count / 3)
-                            mesh.positions = p.baseAddress
-                            mesh.colors = colors.isEmpty ? nil : col.baseAddress
-                            mesh.uvs = uv
-                            mesh.num_faces = Int64(faces.count / 3)
-                            mesh.faces = f.baseAddress
-                            mesh.texture = tex
-                            mesh.texture_width = Int32(texture?.width ?? 0)
-                            mesh.texture_height = Int32(texture?.height ?? 0)
-                            try check(cvis_render(&mesh, &c, &rgba))
-                        }
-                    }
+                try withOptionalBuffer(uvs) { uv in
+                    var shared = cvis_render_mesh()
+                    shared.num_vertices = Int64(positions.count / 3)
+                    shared.positions = p.baseAddress
+                    shared.colors = colors.isEmpty ? nil : col.baseAddress
+                    shared.uvs = uv
+                    try draw([shared], from: 0)
                 }
             }
         }

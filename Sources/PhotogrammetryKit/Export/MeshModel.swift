@@ -1,11 +1,13 @@
 import Foundation
 
 /// A mesh as the exporters write it: vertices (positions, normals, colours, optional texture
-/// coordinates), triangles, and one material.
+/// coordinates), triangles, and their materials (one, or one per texture page).
 ///
-/// Vertex colours carry the appearance until texturing lands; then ``uvs`` and the material's
-/// ``MeshMaterial/texture`` carry it, and every exporter writes them when present (USDZ
-/// `primvars:st` + a UsdUVTexture, glTF `TEXCOORD_0` + `baseColorTexture`, OBJ `vt` + `map_Kd`).
+/// Vertex colours carry the appearance of an untextured mesh; a textured one has ``uvs`` and
+/// each material's ``MeshMaterial/texture``, and every exporter writes them (USDZ `primvars:st`
+/// + a UsdUVTexture per material, bound per GeomSubset; glTF `TEXCOORD_0` + `baseColorTexture`,
+/// a primitive per material; OBJ `vt` + `map_Kd`, `usemtl` per material; PLY per-face
+/// `texcoord` and `texnumber` with a `TextureFile` comment per page).
 public struct MeshModel: Sendable, Equatable {
     /// Vertex positions, metres when the capture had metric scale (else the capture's units).
     public var positions: [SIMD3<Float>]
@@ -17,8 +19,16 @@ public struct MeshModel: Sendable, Equatable {
     public var uvs: [SIMD2<Float>]?
     /// Counter-clockwise (outward-facing) triangles as vertex indices.
     public var triangles: [SIMD3<Int32>]
-    /// The surface's look.
-    public var material: MeshMaterial
+    /// The surface's looks: one, or one per texture page of a multi-page atlas.
+    public var materials: [MeshMaterial]
+    /// Each triangle's index into ``materials``, or nil when all use the first.
+    public var materialOfTriangle: [Int32]?
+
+    /// The first (for most models the only) material.
+    public var material: MeshMaterial {
+        get { materials[0] }
+        set { materials[0] = newValue }
+    }
 
     public init(positions: [SIMD3<Float>], normals: [SIMD3<Float>], colors: [SIMD3<UInt8>],
                 uvs: [SIMD2<Float>]? = nil, triangles: [SIMD3<Int32>], material: MeshMaterial = MeshMaterial()) {
@@ -27,8 +37,22 @@ public struct MeshModel: Sendable, Equatable {
         self.colors = colors
         self.uvs = uvs
         self.triangles = triangles
-        self.material = material
+        self.materials = [material]
     }
+
+    /// The triangles of each material, in order (empty for a material no triangle uses).
+    public var trianglesByMaterial: [[Int]] {
+        var groups = [[Int]](repeating: [], count: materials.count)
+        guard let materialOfTriangle, materials.count > 1 else {
+            groups[0] = Array(triangles.indices)
+            return groups
+        }
+        for (t, m) in materialOfTriangle.enumerated() { groups[Int(m)].append(t) }
+        return groups
+    }
+
+    /// Every material's texture, in order (a multi-page atlas's pages).
+    public var textures: [MeshMaterial.Texture] { materials.compactMap(\.texture) }
 
     /// The box around the vertices, nil for an empty mesh.
     public var bounds: BoundingBox? { BoundingBox(around: positions) }
@@ -44,8 +68,19 @@ public struct MeshModel: Sendable, Equatable {
         for triangle in triangles where triangle.min() < 0 || Int(triangle.max()) >= n {
             throw ModelExportError(message: "mesh: a triangle refers to a missing vertex")
         }
-        guard material.texture == nil || uvs != nil else {
+        guard !materials.isEmpty else { throw ModelExportError(message: "mesh has no material") }
+        guard materials.allSatisfy({ $0.texture == nil }) || uvs != nil else {
             throw ModelExportError(message: "mesh: a textured material needs texture coordinates")
+        }
+        if let materialOfTriangle {
+            guard materialOfTriangle.count == triangles.count,
+                  materialOfTriangle.allSatisfy({ $0 >= 0 && Int($0) < materials.count }) else {
+                throw ModelExportError(message: "mesh: every triangle needs the index of one of its \(materials.count) materials")
+            }
+        }
+        let names = materials.map { USDAText.identifier($0.name) }, files = textures.map(\.fileName)
+        guard Set(names).count == names.count, Set(files).count == files.count else {
+            throw ModelExportError(message: "mesh: materials and texture files need distinct names")
         }
     }
 }

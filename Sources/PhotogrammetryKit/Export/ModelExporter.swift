@@ -4,8 +4,8 @@ import Foundation
 /// to a temporary name in its folder and is renamed into place, so a reader (or a crash) never
 /// sees half a model.
 public enum ModelExporter {
-    /// Writes `model` to `url` (`.usdz`, `.glb`, `.obj` with its `.mtl` and texture beside it,
-    /// `.ply`, `.stl`).
+    /// Writes `model` to `url` (`.usdz`, `.glb`, `.obj` with its `.mtl` and textures beside it,
+    /// `.ply` with its textures beside it, `.stl`).
     /// - Parameter metersPerUnit: what one unit of the model is (USDZ records it; glTF is
     ///   always metres, the other formats carry no unit).
     /// - Throws: ``ModelExportError`` naming the file for an unknown extension, a malformed
@@ -18,27 +18,27 @@ public enum ModelExporter {
         switch format {
         case .usdz:
             var entries = [StoredZip.Entry(name: USDAText.layerName, data: Data(USDAText.layer(model, metersPerUnit: metersPerUnit).utf8))]
-            if let texture = model.material.texture { entries.append(.init(name: texture.fileName, data: texture.data)) }
+            entries += model.textures.map { StoredZip.Entry(name: $0.fileName, data: $0.data) }
             try writeAtomically(StoredZip.archive(entries), to: url)
         case .glb:
             try writeAtomically(GLBWriter.data(model), to: url)
         case .obj:
             let library = url.deletingPathExtension().appendingPathExtension("mtl")
-            if let texture = model.material.texture {
-                try writeAtomically(texture.data, to: url.deletingLastPathComponent().appendingPathComponent(texture.fileName))
-            }
-            try writeAtomically(Data(OBJWriter.mtl(model.material).utf8), to: library)
+            try writeTextures(of: model, beside: url)
+            try writeAtomically(Data(OBJWriter.mtl(model).utf8), to: library)
             try writeAtomically(Data(OBJWriter.obj(model, materialLibrary: library.lastPathComponent).utf8), to: url)
         case .ply:
-            let mesh = try PointCloud(points: model.positions, normals: model.normals, colors: model.colors,
-                                      triangles: model.triangles)
-            do {
-                try mesh.save(to: url)  // the core writes through a temporary name and a rename
-            } catch {
-                throw ModelExportError(message: "\(url.path): cannot write (\(error))")
-            }
+            try writeTextures(of: model, beside: url)
+            try writeAtomically(PLYWriter.data(model), to: url)
         case .stl:
             try writeAtomically(STLWriter.data(model), to: url)
+        }
+    }
+
+    /// Writes the model's texture pages into the folder of `url` (OBJ and PLY name them).
+    static func writeTextures(of model: MeshModel, beside url: URL) throws {
+        for texture in model.textures {
+            try writeAtomically(texture.data, to: url.deletingLastPathComponent().appendingPathComponent(texture.fileName))
         }
     }
 

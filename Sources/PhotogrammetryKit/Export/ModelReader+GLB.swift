@@ -2,8 +2,8 @@ import Foundation
 
 /// glTF 2.0 binary: every triangle primitive's POSITION, COLOR_0 (linear, float or normalised
 /// integers, VEC3 or VEC4), TEXCOORD_0 (glTF's v runs down the image: flipped to our v up) and
-/// indices, concatenated; the first primitive's `baseColorTexture` image, from the binary chunk
-/// or a file beside the model.
+/// indices, concatenated; each primitive's `baseColorTexture` image (one material per distinct
+/// texture: a multi-page atlas), from the binary chunk or a file beside the model.
 extension ModelReader {
     /// The JSON and binary chunks of a GLB file (``ModelStats`` reads the same).
     static func glbChunks(_ data: Data, name: String) throws -> (json: [String: Any], binary: Data) {
@@ -82,7 +82,8 @@ extension ModelReader {
         var positions: [SIMD3<Float>] = [], colors: [SIMD3<UInt8>] = [], uvs: [SIMD2<Float>] = []
         var allTextured = true
         var triangles: [SIMD3<Int32>] = []
-        var textureIndex: Int?
+        var textureIndices: [Int?] = []  // per material of the model: its glTF texture
+        var triangleMaterials: [Int32] = []
         let materials = json["materials"] as? [[String: Any]] ?? []
         for mesh in json["meshes"] as? [[String: Any]] ?? [] {
             for primitive in mesh["primitives"] as? [[String: Any]] ?? [] {
@@ -117,11 +118,16 @@ extension ModelReader {
                     allTextured = false
                     uvs += [SIMD2<Float>](repeating: .zero, count: count)
                 }
-                if textureIndex == nil, let m = primitive["material"] as? Int, materials.indices.contains(m),
+                var textureIndex: Int?
+                if let m = primitive["material"] as? Int, materials.indices.contains(m),
                    let pbr = materials[m]["pbrMetallicRoughness"] as? [String: Any],
                    let info = pbr["baseColorTexture"] as? [String: Any] {
                     textureIndex = info["index"] as? Int
                 }
+                if !textureIndices.contains(textureIndex) { textureIndices.append(textureIndex) }
+                let material = Int32(textureIndices.firstIndex(of: textureIndex)!)
+                let trianglesBefore = triangles.count
+                defer { triangleMaterials += [Int32](repeating: material, count: triangles.count - trianglesBefore) }
                 let elements: [Int32]
                 if let indices = primitive["indices"] {
                     elements = try read(indices).values.map { Int32(clamping: Int(exactly: $0) ?? -1) }
@@ -149,12 +155,20 @@ extension ModelReader {
                 }
             }
         }
-        var texture: MeshMaterial.Texture?
-        if allTextured, let textureIndex {
-            texture = try glbTexture(json, binary: binary, index: textureIndex, folder: folder, name: name)
+        // A primitive without a texture beside textured ones keeps the model's first texture, as before.
+        let textured = textureIndices.compactMap { $0 }
+        guard allTextured, !textured.isEmpty else {
+            return try model(positions: positions, colors: colors, uvs: nil, triangles: triangles, texture: nil, name: name)
         }
-        return try model(positions: positions, colors: colors,
-                         uvs: allTextured && texture != nil ? uvs : nil, triangles: triangles, texture: texture, name: name)
+        if textured.count == 1 {
+            let texture = try glbTexture(json, binary: binary, index: textured[0], folder: folder, name: name)
+            return try model(positions: positions, colors: colors, uvs: uvs, triangles: triangles, texture: texture, name: name)
+        }
+        let textures = try textureIndices.map { index in
+            try index.flatMap { try glbTexture(json, binary: binary, index: $0, folder: folder, name: name) }
+        }
+        return try model(positions: positions, colors: colors, uvs: uvs, triangles: triangles, textures: textures,
+                         materialOfTriangle: triangleMaterials, name: name)
     }
 
     /// The image of glTF texture `index`: from a buffer view of the binary chunk or a file beside

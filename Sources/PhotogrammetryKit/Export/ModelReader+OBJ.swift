@@ -2,8 +2,9 @@ import Foundation
 
 /// Wavefront OBJ: `v x y z [r g b]` (colours 0–1, or 0–255 when any exceeds 1), `vt u v`, faces
 /// `f v`, `f v/vt`, `f v//vn`, `f v/vt/vn` (negative indices count back; polygons become fans),
-/// and the first `map_Kd` image of the `mtllib` libraries beside the file. A vertex used with
-/// different texture coordinates is split, one vertex per pair.
+/// and the `map_Kd` images of the `mtllib` libraries beside the file: with one material (or
+/// none named), the first image; with several `usemtl` materials, each its own (a multi-page
+/// atlas). A vertex used with different texture coordinates is split, one vertex per pair.
 extension ModelReader {
     static func obj(_ data: Data, name: String, folder: URL) throws -> MeshModel {
         var positions: [SIMD3<Float>] = []
@@ -11,6 +12,15 @@ extension ModelReader {
         var texcoords: [SIMD2<Float>] = []
         var corners: [SIMD2<Int32>] = []  // (v, vt) per triangle corner, 0-based, vt -1 when absent
         var libraries: [String] = []
+        var materialNames: [String] = [], materialOfIndex: [String: Int32] = [:]
+        var currentMaterial: Int32 = -1  // faces before any `usemtl` belong to a nameless one
+        var triangleMaterials: [Int32] = []
+        func materialIndex(_ material: String) -> Int32 {
+            if let known = materialOfIndex[material] { return known }
+            materialOfIndex[material] = Int32(materialNames.count)
+            materialNames.append(material)
+            return Int32(materialNames.count - 1)
+        }
         var malformed: String?
         var bytes = [UInt8](data)
         bytes.append(0)  // strtod stops at the terminator
@@ -84,8 +94,15 @@ extension ModelReader {
                         polygon.append(SIMD2(resolve(fields[0], positions.count), resolve(fields[1], texcoords.count)))
                     }
                     if polygon.count >= 3 {
-                        for k in 1..<(polygon.count - 1) { corners += [polygon[0], polygon[k], polygon[k + 1]] }
+                        if currentMaterial < 0 { currentMaterial = materialIndex("") }
+                        for k in 1..<(polygon.count - 1) {
+                            corners += [polygon[0], polygon[k], polygon[k + 1]]
+                            triangleMaterials.append(currentMaterial)
+                        }
                     }
+                case (UInt8(ascii: "u"), UInt8(ascii: "s"), 6) where buffer[keyStart..<i].elementsEqual("usemtl".utf8):
+                    let material = String(decoding: buffer[i..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    currentMaterial = materialIndex(material)
                 case (UInt8(ascii: "m"), UInt8(ascii: "t"), 6) where buffer[keyStart..<i].elementsEqual("mtllib".utf8):
                     let rest = String(decoding: buffer[i..<end], as: UTF8.self)
                     libraries.append(rest.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -110,7 +127,18 @@ extension ModelReader {
             }
         }
         let textured = !texcoords.isEmpty && corners.allSatisfy { $0.y >= 0 }
-        let texture = textured ? try mtlTexture(libraries, folder: folder, name: name) : nil
+        var textures: [MeshMaterial.Texture?] = []
+        if textured {
+            if materialNames.count > 1 {
+                let files = try mtlTextureFiles(libraries, folder: folder, name: name)
+                textures = try materialNames.map { material in
+                    try files[material].map { try mtlTexture($0.image, library: $0.library, folder: folder, name: name) }
+                }
+            } else {
+                textures = [try mtlTexture(libraries, folder: folder, name: name)]
+            }
+        }
+        let materialOfTriangle = textures.count > 1 ? triangleMaterials : nil
         var triangles: [SIMD3<Int32>] = []
         triangles.reserveCapacity(corners.count / 3)
         guard textured else {
@@ -140,7 +168,7 @@ extension ModelReader {
         }
         for k in stride(from: 0, to: mapped.count, by: 3) { triangles.append(SIMD3(mapped[k], mapped[k + 1], mapped[k + 2])) }
         return try model(positions: outPositions, colors: colors == nil ? nil : outColors, uvs: outUVs,
-                         triangles: triangles, texture: texture, name: name)
+                         triangles: triangles, textures: textures, materialOfTriangle: materialOfTriangle, name: name)
     }
 
     /// The first `map_Kd` image of the material libraries (nil when none names one).
@@ -151,13 +179,34 @@ extension ModelReader {
             for line in text.split(whereSeparator: \.isNewline) {
                 let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 guard words.first == "map_Kd", let file = words.last, words.count >= 2 else { continue }
-                let image = String(file)
-                guard !image.contains(".."), let bytes = try? Data(contentsOf: folder.appendingPathComponent(image)) else {
-                    throw ModelStatsError(message: "\(name): the texture \(image) that \(library) names is missing")
-                }
-                return texture(bytes, fileName: (image as NSString).lastPathComponent)
+                return try mtlTexture(String(file), library: library, folder: folder, name: name)
             }
         }
         return nil
+    }
+
+    /// Each material's `map_Kd` image (and the library naming it), by material name.
+    private static func mtlTextureFiles(_ libraries: [String], folder: URL,
+                                        name: String) throws -> [String: (image: String, library: String)] {
+        var files: [String: (image: String, library: String)] = [:]
+        for library in libraries where !library.contains("..") {
+            guard let text = try? String(contentsOf: folder.appendingPathComponent(library), encoding: .utf8) else { continue }
+            var material = ""
+            for line in text.split(whereSeparator: \.isNewline) {
+                let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+                if words.first == "newmtl" { material = words.dropFirst().joined(separator: " ") }
+                guard words.first == "map_Kd", let file = words.last, words.count >= 2 else { continue }
+                files[material] = (String(file), library)
+            }
+        }
+        return files
+    }
+
+    /// The image `library` names, read from beside the model.
+    private static func mtlTexture(_ image: String, library: String, folder: URL, name: String) throws -> MeshMaterial.Texture {
+        guard !image.contains(".."), let bytes = try? Data(contentsOf: folder.appendingPathComponent(image)) else {
+            throw ModelStatsError(message: "\(name): the texture \(image) that \(library) names is missing")
+        }
+        return texture(bytes, fileName: (image as NSString).lastPathComponent)
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 /// USD text layers, alone (`.usda`) or as a USDZ package's root layer: every Mesh's `points`,
 /// `faceVertexCounts` and `faceVertexIndices` (polygons as fans), `primvars:displayColor`
 /// (linear, per vertex or constant), `primvars:st` (per vertex or face-varying; v up, as ours) and
-/// the texture a UsdUVTexture's `inputs:file` names inside the package (else its first image).
+/// the texture a UsdUVTexture's `inputs:file` names inside the package (else its first image);
+/// a single Mesh whose `materialBind` GeomSubsets bind textured materials gets one material per
+/// subset (a multi-page atlas).
 extension ModelReader {
     static func usdz(_ data: Data, name: String) throws -> MeshModel {
         let entries = try StoredZip.entries(of: data, name: name)
@@ -36,6 +38,7 @@ extension ModelReader {
         }
         var positions: [SIMD3<Float>] = [], colors: [SIMD3<UInt8>] = [], uvs: [SIMD2<Float>] = []
         var triangles: [SIMD3<Int32>] = []
+        var firstTriangleOfFace: [Int] = []  // of the first mesh, and one past its last
         var textured = stLists.count == pointLists.count
         for m in pointLists.indices {
             let points = pointLists[m], counts = countLists[m].map(safeInt), indices = indexLists[m].map { Int32(clamping: safeInt($0)) }
@@ -79,15 +82,26 @@ extension ModelReader {
             }
             var at = 0
             for count in counts {
+                if m == 0 { firstTriangleOfFace.append(triangles.count) }
                 if count >= 3 {
                     for k in 1..<(count - 1) { triangles.append(SIMD3(corner[at], corner[at + k], corner[at + k + 1])) }
                 }
                 at += max(0, count)
             }
+            if m == 0 { firstTriangleOfFace.append(triangles.count) }
+        }
+        let images = package.filter { ["png", "jpg", "jpeg"].contains(($0.0 as NSString).pathExtension.lowercased()) }
+        if textured, pointLists.count == 1,
+           let (textures, materialOfFace) = subsetTextures(bytes, images: images, faces: firstTriangleOfFace.count - 1) {
+            var materialOfTriangle = [Int32](repeating: 0, count: triangles.count)
+            for (face, material) in materialOfFace.enumerated() {
+                for t in firstTriangleOfFace[face]..<firstTriangleOfFace[face + 1] { materialOfTriangle[t] = material }
+            }
+            return try model(positions: positions, colors: colors, uvs: uvs, triangles: triangles, textures: textures,
+                             materialOfTriangle: materialOfTriangle, name: file ?? name)
         }
         var texture: MeshMaterial.Texture?
         if textured {
-            let images = package.filter { ["png", "jpg", "jpeg"].contains(($0.0 as NSString).pathExtension.lowercased()) }
             let named = assetFile(in: bytes)
             if let image = images.first(where: { $0.0 == named }) ?? images.first {
                 texture = ModelReader.texture(image.1, fileName: (image.0 as NSString).lastPathComponent)
@@ -95,6 +109,45 @@ extension ModelReader {
         }
         return try model(positions: positions, colors: colors, uvs: texture == nil ? nil : uvs, triangles: triangles,
                          texture: texture, name: file ?? name)
+    }
+
+    /// The textures of a mesh's `materialBind` GeomSubsets (one per subset, bound by its
+    /// `material:binding` to a Material whose UsdUVTexture names an image of the package) and
+    /// each face's subset; nil unless there are two or more and they cover every face once.
+    private static func subsetTextures(_ bytes: [UInt8], images: [(String, Data)],
+                                       faces: Int) -> ([MeshMaterial.Texture?], [Int32])? {
+        let subsets = ModelStats.arrays(named: "indices", ofType: "int[]", in: bytes)
+        guard subsets.count >= 2 else { return nil }
+        // Each Material's image: the first `inputs:file` after its `def Material "NAME"`.
+        var imageOfMaterial: [String: String] = [:]
+        let materialNeedle = Array("def Material \"".utf8), fileNeedle = Array("asset inputs:file = @".utf8)
+        var at = 0
+        while let start = ModelStats.find(materialNeedle, in: bytes, from: at) {
+            let nameStart = start + materialNeedle.count
+            let materialName = String(decoding: bytes[nameStart...].prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+            let next = ModelStats.find(materialNeedle, in: bytes, from: nameStart) ?? bytes.count
+            if let file = ModelStats.find(fileNeedle, in: bytes, from: nameStart), file < next {
+                let tail = bytes[(file + fileNeedle.count)...].prefix { $0 != UInt8(ascii: "@") && $0 != 0x0A }
+                imageOfMaterial[materialName] = String(decoding: tail, as: UTF8.self)
+            }
+            at = nameStart
+        }
+        var materialOfFace = [Int32](repeating: -1, count: faces)
+        var textures: [MeshMaterial.Texture?] = []
+        let bindingNeedle = Array("rel material:binding = <".utf8)
+        for (n, range) in subsets.enumerated() {
+            guard let binding = ModelStats.find(bindingNeedle, in: bytes, from: range.upperBound) else { return nil }
+            let path = String(decoding: bytes[(binding + bindingNeedle.count)...].prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
+            let image = imageOfMaterial[String(path.split(separator: "/").last ?? "")]
+            let data = images.first { $0.0 == image }?.1
+            textures.append(data.map { texture($0, fileName: (image! as NSString).lastPathComponent) })
+            for value in ModelStats.numbers(in: bytes[range]) {
+                guard let face = Int(exactly: value), (0..<faces).contains(face), materialOfFace[face] < 0 else { return nil }
+                materialOfFace[face] = Int32(n)
+            }
+        }
+        guard materialOfFace.allSatisfy({ $0 >= 0 }) else { return nil }
+        return (textures, materialOfFace)
     }
 
     /// A list entry as an integer (-1 when it is not one).

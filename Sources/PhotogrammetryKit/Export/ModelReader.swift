@@ -63,6 +63,15 @@ public enum ModelReader {
     static func model(positions: [SIMD3<Float>], normals: [SIMD3<Float>]? = nil, colors: [SIMD3<UInt8>]?,
                       uvs: [SIMD2<Float>]?, triangles: [SIMD3<Int32>], texture: MeshMaterial.Texture?,
                       name: String) throws -> MeshModel {
+        try model(positions: positions, normals: normals, colors: colors, uvs: uvs, triangles: triangles,
+                  textures: [texture], materialOfTriangle: nil, name: name)
+    }
+
+    /// A model of one material per texture of `textures` (nil: a material without one), each
+    /// triangle's given by `materialOfTriangle` (nil: all the first's).
+    static func model(positions: [SIMD3<Float>], normals: [SIMD3<Float>]? = nil, colors: [SIMD3<UInt8>]?,
+                      uvs: [SIMD2<Float>]?, triangles: [SIMD3<Int32>], textures: [MeshMaterial.Texture?],
+                      materialOfTriangle: [Int32]?, name: String) throws -> MeshModel {
         let n = positions.count
         guard !triangles.isEmpty else { throw ModelStatsError(message: "\(name): no triangles") }
         for t in triangles where t.min() < 0 || Int(t.max()) >= n {
@@ -71,8 +80,18 @@ public enum ModelReader {
         let colors = colors.flatMap { $0.count == n ? $0 : nil } ?? [SIMD3<UInt8>](repeating: grey, count: n)
         let uvs = uvs.flatMap { $0.count == n ? $0 : nil }
         let normals = normals.flatMap { $0.count == n ? $0 : nil } ?? [SIMD3<Float>](repeating: .zero, count: n)
-        return MeshModel(positions: positions, normals: normals, colors: colors,
-                         uvs: uvs, triangles: triangles,
-                         material: MeshMaterial(texture: uvs == nil ? nil : texture))
+        var result = MeshModel(positions: positions, normals: normals, colors: colors, uvs: uvs, triangles: triangles)
+        let textures = textures.isEmpty ? [nil] : textures
+        result.materials = textures.enumerated().map { m, texture in
+            MeshMaterial(name: textures.count == 1 ? "surface" : "surface_\(m)", texture: uvs == nil ? nil : texture)
+        }
+        if textures.count > 1 {
+            guard let materialOfTriangle, materialOfTriangle.count == triangles.count,
+                  materialOfTriangle.allSatisfy({ $0 >= 0 && Int($0) < textures.count }) else {
+                throw ModelStatsError(message: "\(name): a face refers to a missing material")
+            }
+            result.materialOfTriangle = materialOfTriangle
+        }
+        return result
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// A ``MeshModel`` as Wavefront OBJ and its material library: vertex colours as
 /// `v x y z r g b` (0–1, sRGB, the MeshLab convention), normals as `vn`, texture coordinates as
-/// `vt` when present, the material as `newmtl` with `Kd` and, with a texture, `map_Kd`.
+/// `vt` when present, each material as `newmtl` with `Kd` and, with a texture, `map_Kd`, and its
+/// triangles after its `usemtl`.
 enum OBJWriter {
     /// The OBJ text; `materialLibrary` is the `.mtl` file's name beside it.
     static func obj(_ model: MeshModel, materialLibrary: String) -> String {
@@ -17,22 +18,28 @@ enum OBJWriter {
         if let uvs = model.uvs {
             for uv in uvs { text += "vt \(uv.x) \(uv.y)\n" }
         }
-        text += "usemtl \(USDAText.identifier(model.material.name))\n"
         let textured = model.uvs != nil
-        for t in model.triangles {
-            let a = t.x + 1, b = t.y + 1, c = t.z + 1
-            text += textured ? "f \(a)/\(a)/\(a) \(b)/\(b)/\(b) \(c)/\(c)/\(c)\n" : "f \(a)//\(a) \(b)//\(b) \(c)//\(c)\n"
+        for (m, group) in model.trianglesByMaterial.enumerated() where !group.isEmpty {
+            text += "usemtl \(USDAText.identifier(model.materials[m].name))\n"
+            for index in group {
+                let t = model.triangles[index]
+                let a = t.x + 1, b = t.y + 1, c = t.z + 1
+                text += textured ? "f \(a)/\(a)/\(a) \(b)/\(b)/\(b) \(c)/\(c)/\(c)\n" : "f \(a)//\(a) \(b)//\(b) \(c)//\(c)\n"
+            }
         }
         return text
     }
 
-    /// The material library's text.
-    static func mtl(_ material: MeshMaterial) -> String {
-        var text = "# Photogrammetry material\nnewmtl \(USDAText.identifier(material.name))\n"
-        text += "Ka 0 0 0\nKd \(material.baseColor.x) \(material.baseColor.y) \(material.baseColor.z)\n"
-        text += "Ks 0 0 0\nd 1\nillum 1\n"
-        text += "Pr \(material.roughness)\nPm \(material.metallic)\n"
-        if let texture = material.texture { text += "map_Kd \(texture.fileName)\n" }
+    /// The material library's text: every material of `model`.
+    static func mtl(_ model: MeshModel) -> String {
+        var text = "# Photogrammetry material\(model.materials.count > 1 ? "s" : "")\n"
+        for material in model.materials {
+            text += "newmtl \(USDAText.identifier(material.name))\n"
+            text += "Ka 0 0 0\nKd \(material.baseColor.x) \(material.baseColor.y) \(material.baseColor.z)\n"
+            text += "Ks 0 0 0\nd 1\nillum 1\n"
+            text += "Pr \(material.roughness)\nPm \(material.metallic)\n"
+            if let texture = material.texture { text += "map_Kd \(texture.fileName)\n" }
+        }
         return text
     }
 

@@ -2,7 +2,8 @@ import Foundation
 
 /// A ``MeshModel`` as a USDA (text) layer: stage metadata for AR Quick Look (`defaultPrim`,
 /// `metersPerUnit`, `upAxis` Y), one Mesh prim with points, faces, normals and a vertex
-/// `displayColor` primvar, bound to a UsdPreviewSurface material.
+/// `displayColor` primvar, bound to a UsdPreviewSurface material; with several materials (a
+/// multi-page atlas) each binds its faces through a GeomSubset of the `materialBind` family.
 ///
 /// Without a texture the material's diffuse colour reads the `displayColor` primvar (a
 /// UsdPrimvarReader_float3), so viewers that honour it show the vertex colours; with one, a
@@ -15,9 +16,7 @@ enum USDAText {
     static func layer(_ model: MeshModel, metersPerUnit: Double = 1) -> String {
         var text = String()
         text.reserveCapacity(64 * model.positions.count + 24 * model.triangles.count + 4096)
-        let material = model.material
-        let materialName = identifier(material.name)
-        let materialPath = "/Model/Materials/\(materialName)"
+        let materialPaths = model.materials.map { "/Model/Materials/\(identifier($0.name))" }
         let bounds = model.bounds ?? BoundingBox(min: .zero, max: .zero)
         text += """
         #usda 1.0
@@ -45,7 +44,7 @@ enum USDAText {
             let f = model.triangles[i]
             t += "\(f.x), \(f.y), \(f.z)"
         }
-        text += "]\n        rel material:binding = <\(materialPath)>\n"
+        text += "]\n        rel material:binding = <\(materialPaths[0])>\n"
         text += "        normal3f[] normals = ["
         appendList(&text, count: model.normals.count) { i, t in t += tuple(model.normals[i]) }
         text += "] (\n            interpolation = \"vertex\"\n        )\n"
@@ -60,13 +59,33 @@ enum USDAText {
             appendList(&text, count: uvs.count) { i, t in t += "(\(uvs[i].x), \(uvs[i].y))" }
             text += "] (\n            interpolation = \"vertex\"\n        )\n"
         }
-        text += "        uniform token subdivisionScheme = \"none\"\n    }\n\n"
-        text += materialScope(material, path: materialPath, name: materialName)
-        text += "}\n"
+        text += "        uniform token subdivisionScheme = \"none\"\n"
+        if model.materials.count > 1 {
+            text += "        uniform token subsetFamily:materialBind:familyType = \"nonOverlapping\"\n"
+            for (m, group) in model.trianglesByMaterial.enumerated() where !group.isEmpty {
+                text += """
+
+                        def GeomSubset "\(identifier(model.materials[m].name))" (
+                            prepend apiSchemas = ["MaterialBindingAPI"]
+                        )
+                        {
+                            uniform token elementType = "face"
+                            uniform token familyName = "materialBind"
+                            int[] indices = [
+                """
+                appendList(&text, count: group.count) { i, t in t += "\(group[i])" }
+                text += "]\n            rel material:binding = <\(materialPaths[m])>\n        }\n"
+            }
+        }
+        text += "    }\n\n    def Scope \"Materials\"\n    {\n"
+        for (material, path) in zip(model.materials, materialPaths) {
+            text += materialDefinition(material, path: path, name: identifier(material.name))
+        }
+        text += "    }\n}\n"
         return text
     }
 
-    private static func materialScope(_ material: MeshMaterial, path: String, name: String) -> String {
+    private static func materialDefinition(_ material: MeshMaterial, path: String, name: String) -> String {
         let colorSource: String
         let reader: String
         if let texture = material.texture {
@@ -105,8 +124,6 @@ enum USDAText {
             """
         }
         return """
-            def Scope "Materials"
-            {
                 def Material "\(name)"
                 {
                     token outputs:surface.connect = <\(path)/PreviewSurface.outputs:surface>
@@ -121,7 +138,6 @@ enum USDAText {
                     }
         \(reader)
                 }
-            }
 
         """
     }

@@ -61,9 +61,11 @@ public enum DetailLevel: String, CaseIterable, Sendable, Codable, Comparable {
         }
     }
 
-    /// Texture pages: one per level, several 8K pages for `raw` (as many as its atlas needs, so
-    /// nil here).
-    public var texturePages: Int? { self == .raw ? nil : 1 }
+    /// Texture pages at most: one per level, up to eight 8K pages for `raw`, which samples every
+    /// chart at its view's full resolution and fills as many pages as that needs (eight hold
+    /// 537 M texels, the pixels of 45 twelve-megapixel photos, in 1.6 GB while texturing; a
+    /// capture needing more is scaled down to fit).
+    public var maxTexturePages: Int { self == .raw ? 8 : 1 }
 
     public static func < (a: DetailLevel, b: DetailLevel) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!

@@ -67,12 +67,12 @@ extension ReconstructionOptions {
         return stage
     }
 
-    /// Stage 9: one page of the level's texture size.
+    /// Stage 9: pages of the level's texture size, as many as the level allows.
     public var modelStage: ModelStage.Options {
         var stage = ModelStage.Options()
         stage.texture = texture
         stage.texture.pageSize = detail.textureSize
-        stage.texture.maxPages = 1
+        stage.texture.maxPages = detail.maxTexturePages
         return stage
     }
 }

@@ -32,6 +32,8 @@ public struct ModelStage: CheckpointedStage {
         public var files: [String]
         public var triangles: Int
         public var textureSize: Int
+        /// Atlas pages (nil in checkpoints from before multi-page atlases: one).
+        public var texturePages: Int?
         public var charts: Int
         public var texelsPerPixel: Double
         public var untexturedFaces: Int
@@ -59,7 +61,7 @@ public struct ModelStage: CheckpointedStage {
         for file in layout.modelFiles { try ModelExporter.write(textured, to: file) }
         _ = context.progress?.update(stage: Self.name, done: 2, total: 2)
         return Output(files: layout.modelFiles.map(\.lastPathComponent), triangles: textured.triangles.count,
-                      textureSize: atlas.pageSize, charts: atlas.chartCount, texelsPerPixel: atlas.scale,
+                      textureSize: atlas.pageSize, texturePages: atlas.pageCount, charts: atlas.chartCount, texelsPerPixel: atlas.scale,
                       untexturedFaces: atlas.faceViews.filter { $0 < 0 }.count)
     }
 
@@ -70,7 +72,7 @@ public struct ModelStage: CheckpointedStage {
         }
         scene.report.triangles = output.triangles
         scene.report.textureSize = output.textureSize
-        scene.report.texturePages = 1
+        scene.report.texturePages = output.texturePages ?? 1
         // Metres once the export stage scaled the model by depth images; else the sparse model's units.
         scene.report.meshUnits = scene.report.metricScale == nil ? "sparse model units" : "metres"
     }

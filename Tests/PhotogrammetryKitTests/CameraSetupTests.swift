@@ -1,7 +1,8 @@
 import XCTest
 @testable import PhotogrammetryKit
 
-/// Starting intrinsics from EXIF: the widest phone lens stays rectilinear, a fisheye does not.
+/// Starting intrinsics from EXIF (the widest phone lens stays rectilinear, a fisheye does not) and
+/// from pose priors.
 final class CameraSetupTests: XCTestCase {
     func capture(focal35mm: Double) -> Capture {
         var exif = ImageMetadata(orientation: 1, focalLengthMM: 0, focalLength35mm: focal35mm, focalPlaneXResolution: 0,
@@ -29,6 +30,52 @@ final class CameraSetupTests: XCTestCase {
         XCTAssertEqual(setup.cameras[0].params.count, 4)
         // Asked for, a model is used whatever the lens.
         XCTAssertEqual(CameraSetup(capture: capture(focal35mm: 8), fixed: nil, model: .radial).cameras[0].model, .radial)
+    }
+
+    /// Priors for both images of ``capture(focal35mm:)``, each frame's intrinsics given at `size`.
+    func priors(_ cameras: [Camera]) -> PosePriors {
+        var byName: [String: PosePriors.Prior] = [:]
+        for (n, camera) in cameras.enumerated() {
+            byName[n == 0 ? "a.jpg" : "b.jpg"] = PosePriors.Prior(camFromWorld: Rigid3(), camera: camera)
+        }
+        return PosePriors(file: URL(fileURLWithPath: "/nonexistent/transforms.json"), byName: byName,
+                          unmatchedFrames: 0, digest: "")
+    }
+
+    func twoImages(focal35mm: Double) -> Capture {
+        var capture = capture(focal35mm: focal35mm)
+        capture.images[1].name = "b.jpg"
+        return capture
+    }
+
+    func testPriorsIntrinsicsStartTheCameraBeforeEXIF() {
+        // ARKit writes per-frame intrinsics: the camera starts at their medians, not at EXIF's 26 mm.
+        let given = priors([
+            Camera(id: CameraID(1), model: .pinhole, width: 4032, height: 3024, params: [3000, 3010, 2010, 1500]),
+            Camera(id: CameraID(1), model: .pinhole, width: 4032, height: 3024, params: [3020, 3030, 2014, 1504]),
+        ])
+        let setup = CameraSetup(capture: twoImages(focal35mm: 26), fixed: nil, priors: given)
+        XCTAssertEqual(setup.cameras.count, 1)
+        XCTAssertEqual(setup.cameras[0].model, .simpleRadial)
+        XCTAssertEqual(setup.cameras[0].params, [3015, 2012, 1502, 0])
+        XCTAssertEqual(setup.hasPrior[setup.cameras[0].id], true)
+
+        // Given for the sensor's full frame (twice the images' size), they are scaled to the images.
+        let sensor = priors([Camera(id: CameraID(1), model: .radial, width: 8064, height: 6048,
+                                    params: [6000, 4030, 3010, -0.05, 0.01])])
+        XCTAssertEqual(CameraSetup(capture: twoImages(focal35mm: 26), fixed: nil, priors: sensor).cameras[0].params,
+                       [3000, 2015, 1505, -0.05])
+
+        // A frame of another shape says nothing about these pixels: EXIF starts the camera.
+        let rotated = priors([Camera(id: CameraID(1), model: .pinhole, width: 3024, height: 4032,
+                                     params: [3000, 3000, 1512, 2016])])
+        XCTAssertEqual(CameraSetup(capture: twoImages(focal35mm: 26), fixed: nil, priors: rotated).cameras[0].params[0],
+                       26.0 / 36 * 4032, accuracy: 1e-9)
+
+        // The user's --intrinsics win over everything.
+        let fixed = FixedIntrinsics(fx: 2900, fy: 2900, cx: 2016, cy: 1512)
+        XCTAssertEqual(CameraSetup(capture: twoImages(focal35mm: 26), fixed: fixed, priors: given).cameras[0].params,
+                       [2900, 2900, 2016, 1512])
     }
 
     func testIntrinsicsParseStrictly() throws {

@@ -63,6 +63,30 @@ final class RotationConsistencyTests: XCTestCase {
         return (graph, keypoints, K, truth, rec.cameras[CameraID(1)]!)
     }
 
+    func testVotingPartsAreReportedSoFramesAreNotComparedAcrossThem() throws {
+        // Pairs between the ring's two halves do not vote (too few matches): two parts, each in a
+        // frame of its own, whose rotations the mapper's check must not compare.
+        var (graph, keypoints, K, truth, _) = twinGraph([])
+        let half = graph.numImages / 2
+        var options = RotationConsistency()
+        options.minVoteMatches = 30
+        graph.edges = graph.edges.map { edge in
+            var edge = edge
+            if (edge.first < half) != (edge.second < half) { edge.matches = Array(edge.matches.prefix(29)) }
+            return edge
+        }
+        let (rotations, parts) = options.averagedRotationsAndParts(graph, calibration: Array(repeating: K, count: graph.numImages),
+                                                                   keypoints: keypoints, threads: 2)
+        XCTAssertEqual(Set(parts.values).count, 2)
+        for i in 0..<graph.numImages {
+            XCTAssertEqual(parts[i], parts[i < half ? 0 : half], "image \(i)")
+            // Within a part, relative rotations are the true ones.
+            let j = i < half ? 0 : half
+            let relative = rotations[i]! * rotations[j]!.transposed, trueRelative = truth[i] * truth[j].transposed
+            XCTAssertLessThan(Rotation.angleDegrees(between: relative, and: trueRelative), 1, "image \(i)")
+        }
+    }
+
     func testHalfTurnTwinsContradictTheAveragedRotationsAndTruePairsDoNot() throws {
         let twins: Set<SIMD2<Int>> = [SIMD2(0, 5), SIMD2(2, 8), SIMD2(3, 9)]
         let (graph, keypoints, K, truth, _) = twinGraph(twins)

@@ -44,43 +44,58 @@ public struct CameraSetup: Sendable {
     public var cameras: [Camera]
     /// For each capture image, its camera's id.
     public var cameraOfImage: [CameraID]
-    /// Cameras whose focal length came from the user or EXIF rather than a guess.
+    /// Cameras whose focal length came from the user, the pose priors or EXIF rather than a guess.
     public var hasPrior: [CameraID: Bool]
     /// Whether the user fixed the intrinsics (no refinement).
     public var isFixed: Bool
 
-    /// Groups images into cameras and sets their starting intrinsics.
-    ///
-    /// Images share a camera when they share size and EXIF make, model and focal length; images
-    /// without any EXIF camera identity share one only if all of them look alike (a capture from one
-    /// device), else each gets its own. The focal length comes from `fixed`, else EXIF (35 mm
-    /// equivalent, else focal length and focal-plane resolution), else 1.2 x the longer side
-    /// (COLMAP's guess), which self-calibration then refines.
     /// Below this focal length (a fraction of the longer side) a lens is taken for a fisheye:
     /// a rectilinear lens that short would span more than 118° across the longer side, beyond
     /// the widest phone lenses (ultra-wide: 0.36, which phones correct to rectilinear); action
     /// cameras and fisheye add-ons live below it and keep their fisheye projection. 0.3.
     public static let fisheyeFocalFraction = 0.3
 
-    /// - Parameter model: the model to self-calibrate; nil picks SIMPLE_RADIAL, or
-    ///   SIMPLE_RADIAL_FISHEYE for a camera whose EXIF focal length is below
-    ///   ``fisheyeFocalFraction`` of the longer side.
-    public init(capture: Capture, fixed: FixedIntrinsics?, model requested: CameraModel? = nil) {
+    /// Groups images into cameras and sets their starting intrinsics.
+    ///
+    /// Images share a camera when they share size and EXIF make, model and focal length; images
+    /// without any EXIF camera identity share one only if all of them look alike (a capture from one
+    /// device), else each gets its own. The focal length comes from `fixed`, else the pose
+    /// priors' intrinsics (ARKit calibrates every frame: the median over the camera's images,
+    /// with their principal point and first distortion term), else EXIF (35 mm equivalent, else
+    /// focal length and focal-plane resolution), else 1.2 x the longer side (COLMAP's guess);
+    /// self-calibration then refines all but `fixed`.
+    ///
+    /// - Parameters:
+    ///   - model: the model to self-calibrate; nil picks SIMPLE_RADIAL, or SIMPLE_RADIAL_FISHEYE
+    ///     for a camera whose focal length (priors' or EXIF) is below ``fisheyeFocalFraction``
+    ///     of the longer side, or the priors' fisheye.
+    ///   - priors: pose priors whose intrinsics, where a frame gives them, start its camera.
+    public init(capture: Capture, fixed: FixedIntrinsics?, model requested: CameraModel? = nil,
+                priors: PosePriors? = nil) {
         let keys = capture.images.map { image -> String in
             "\(image.width)x\(image.height)|\(image.exif.make)|\(image.exif.model)|\(image.exif.focalLengthMM)"
         }
         let allAlike = Set(keys).count == 1
         var cameraOfKey: [String: CameraID] = [:]
-        var cameras: [Camera] = []
-        var hasPrior: [CameraID: Bool] = [:]
+        var imagesOfCamera: [[CaptureImage]] = []
         var cameraOfImage: [CameraID] = []
         for (i, image) in capture.images.enumerated() {
             let identified = !image.exif.make.isEmpty || !image.exif.model.isEmpty
             let key = (allAlike || identified || fixed != nil) ? keys[i] : "image \(i)"
-            if let id = cameraOfKey[key] { cameraOfImage.append(id); continue }
-            let id = CameraID(cameras.count + 1)
+            if let id = cameraOfKey[key] {
+                cameraOfImage.append(id)
+                imagesOfCamera[id.rawValue - 1].append(image)
+                continue
+            }
+            let id = CameraID(imagesOfCamera.count + 1)
             cameraOfKey[key] = id
             cameraOfImage.append(id)
+            imagesOfCamera.append([image])
+        }
+        var cameras: [Camera] = []
+        var hasPrior: [CameraID: Bool] = [:]
+        for (n, images) in imagesOfCamera.enumerated() {
+            let id = CameraID(n + 1), image = images[0]
             let w = Double(image.width), h = Double(image.height)
             if let k = fixed {
                 cameras.append(Camera(id: id, model: .pinhole, width: image.width, height: image.height,
@@ -88,20 +103,49 @@ public struct CameraSetup: Sendable {
                 hasPrior[id] = true
                 continue
             }
-            let prior = Self.exifFocalLength(image)
+            let fromPriors = priors.flatMap { Self.priorIntrinsics(images, $0) }
+            let prior = fromPriors?.focal ?? Self.exifFocalLength(image)
             hasPrior[id] = prior != nil
             let f = prior ?? 1.2 * max(w, h)
-            let model = requested ?? ((prior ?? .infinity) < Self.fisheyeFocalFraction * max(w, h)
-                ? .simpleRadialFisheye : .simpleRadial)
-            var params = [f, w / 2, h / 2]
-            if model == .simpleRadial || model == .simpleRadialFisheye { params.append(0) }
-            if model == .radial { params += [0, 0] }
+            let fisheye = fromPriors?.fisheye ?? ((prior ?? .infinity) < Self.fisheyeFocalFraction * max(w, h))
+            let model = requested ?? (fisheye ? .simpleRadialFisheye : .simpleRadial)
+            var params = [f, fromPriors?.cx ?? w / 2, fromPriors?.cy ?? h / 2]
+            if model == .simpleRadial || model == .simpleRadialFisheye { params.append(fromPriors?.k1 ?? 0) }
+            if model == .radial { params += [fromPriors?.k1 ?? 0, 0] }
             cameras.append(Camera(id: id, model: model, width: image.width, height: image.height, params: params))
         }
         self.cameras = cameras
         self.cameraOfImage = cameraOfImage
         self.hasPrior = hasPrior
         self.isFixed = fixed != nil
+    }
+
+    /// The starting intrinsics the pose priors give a camera's images, scaled to the images'
+    /// size (an app may write the intrinsics of the sensor's full frame beside downscaled
+    /// images): medians over the images whose frame has intrinsics of the same aspect ratio;
+    /// nil when none has.
+    static func priorIntrinsics(_ images: [CaptureImage], _ priors: PosePriors)
+        -> (focal: Double, cx: Double, cy: Double, k1: Double, fisheye: Bool)? {
+        var focals: [Double] = [], cxs: [Double] = [], cys: [Double] = [], k1s: [Double] = [], fisheyes = 0
+        for image in images {
+            guard let camera = priors.byName[image.name]?.camera else { continue }
+            let sx = Double(image.width) / Double(camera.width), sy = Double(image.height) / Double(camera.height)
+            // A frame of another shape (rotated, cropped) says nothing about these pixels.
+            guard abs(sx - sy) <= 0.01 * sx else { continue }
+            let p = camera.params
+            switch camera.model {
+            case .pinhole:
+                focals.append(sx * (p[0] + p[1]) / 2); cxs.append(sx * p[2]); cys.append(sy * p[3]); k1s.append(0)
+            case .simpleRadial, .simpleRadialFisheye, .radial:
+                focals.append(sx * p[0]); cxs.append(sx * p[1]); cys.append(sy * p[2]); k1s.append(p[3])
+                if camera.model == .simpleRadialFisheye { fisheyes += 1 }
+            default:
+                continue
+            }
+        }
+        guard let focal = focals.median(), let cx = cxs.median(), let cy = cys.median(), let k1 = k1s.median()
+        else { return nil }
+        return (focal, cx, cy, k1, 2 * fisheyes > focals.count)
     }
 
     /// The focal length in pixels EXIF implies, if it says enough.

@@ -18,6 +18,7 @@ final class RotationCheck {
     /// The focal length of each camera the rotations were averaged under.
     private var focalLengths: [CameraID: Double] = [:]
     private var cached: [Int: Matrix3] = [:]
+    private var cachedParts: [Int: Int] = [:]
 
     /// Relative change of a focal length from which the rotations are averaged again: 10 %.
     static let maxFocalChange = 0.1
@@ -35,17 +36,22 @@ final class RotationCheck {
     var maxErrorDeg: Double { options.maxResidualDeg }
 
     /// The averaged rotations under `cameras`.
-    func rotations(cameras: [CameraID: Camera]) -> [Int: Matrix3] {
+    func rotations(cameras: [CameraID: Camera]) -> [Int: Matrix3] { averaged(cameras: cameras).rotations }
+
+    /// The averaged rotations under `cameras`, and each image's connected part of the voting
+    /// pairs (rotations compare only within a part).
+    func averaged(cameras: [CameraID: Camera]) -> (rotations: [Int: Matrix3], parts: [Int: Int]) {
         let stale = focalLengths.isEmpty || cameras.contains { id, camera in
             guard let used = focalLengths[id] else { return true }
             return abs(camera.meanFocalLength - used) > Self.maxFocalChange * used
         }
         if stale {
             let calibration = cameraOfImage.map { cameras[$0]!.calibrationMatrix }
-            cached = options.averagedRotations(graph, calibration: calibration, keypoints: keypoints, threads: threads)
+            (cached, cachedParts) = options.averagedRotationsAndParts(graph, calibration: calibration, keypoints: keypoints,
+                                                                      threads: threads)
             focalLengths = cameras.mapValues(\.meanFocalLength)
             trace("rotation check: averaged again under focal lengths \(focalLengths.values.map { Int($0) })")
         }
-        return cached
+        return (cached, cachedParts)
     }
 }

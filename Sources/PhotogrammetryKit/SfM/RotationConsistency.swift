@@ -64,6 +64,14 @@ public struct RotationConsistency: Sendable, Equatable {
     ///   - keypoints: each image's keypoint positions, pixels.
     public func averagedRotations(_ graph: MatchGraph, calibration: [Matrix3], keypoints: [[SIMD2<Double>]],
                                   threads: Int) -> [Int: Matrix3] {
+        averagedRotationsAndParts(graph, calibration: calibration, keypoints: keypoints, threads: threads).rotations
+    }
+
+    /// ``averagedRotations(_:calibration:keypoints:threads:)`` and, per image, the connected part
+    /// of the voting pairs it belongs to (its first image's index): rotations of different parts
+    /// are in frames of their own and say nothing about each other.
+    func averagedRotationsAndParts(_ graph: MatchGraph, calibration: [Matrix3], keypoints: [[SIMD2<Double>]],
+                                   threads: Int) -> (rotations: [Int: Matrix3], parts: [Int: Int]) {
         averaged(votes(graph, calibration: calibration, keypoints: keypoints, threads: threads), graph: graph)
     }
 
@@ -97,7 +105,8 @@ public struct RotationConsistency: Sendable, Equatable {
 
     /// Rotations (cam_from_world) of the images the votes reach: a maximum spanning forest by
     /// match count starts them, Gauss-Seidel sweeps of Cauchy-weighted averaging refine them.
-    func averaged(_ votes: [(edge: Int, rotation: Matrix3)], graph: MatchGraph) -> [Int: Matrix3] {
+    func averaged(_ votes: [(edge: Int, rotation: Matrix3)], graph: MatchGraph)
+        -> (rotations: [Int: Matrix3], parts: [Int: Int]) {
         // Spanning forest: the strongest pairs first (Kruskal).
         var parent = Array(0..<graph.numImages)
         func root(_ x: Int) -> Int {
@@ -122,13 +131,15 @@ public struct RotationConsistency: Sendable, Equatable {
                 tree[edge.second].append((edge.first, vote.rotation.transposed))
             }
         }
-        var rotations: [Int: Matrix3] = [:]
+        var rotations: [Int: Matrix3] = [:], parts: [Int: Int] = [:]
         for start in 0..<graph.numImages where rotations[start] == nil && !tree[start].isEmpty {
             rotations[start] = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+            parts[start] = start
             var queue = [start]
             while let i = queue.popLast() {
                 for (j, jFromI) in tree[i] where rotations[j] == nil {
                     rotations[j] = jFromI * rotations[i]!
+                    parts[j] = start
                     queue.append(j)
                 }
             }
@@ -168,6 +179,6 @@ public struct RotationConsistency: Sendable, Equatable {
                 if norm > 0 { rotations[i] = Rotation.matrix(quaternion: sum / norm) }
             }
         }
-        return rotations
+        return (rotations, parts)
     }
 }

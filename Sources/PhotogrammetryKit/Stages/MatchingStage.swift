@@ -46,7 +46,7 @@ public struct MatchingStage: CheckpointedStage {
 
     /// The cameras of the usable images (which the verification trusts when they have a prior).
     func cameraSetup(_ scene: ReconstructionScene) -> CameraSetup {
-        CameraSetup(capture: scene.usable, fixed: options.fixedIntrinsics, model: options.cameraModel)
+        CameraSetup(capture: scene.usable, fixed: options.fixedIntrinsics, model: options.cameraModel, priors: scene.priors)
     }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {

@@ -85,12 +85,14 @@ public enum BundleAdjuster {
     ///     id) is held constant and so is the largest translation coordinate of the second,
     ///     removing the similarity gauge freedom.
     ///   - priors: pose priors pulling the free poses (then pass `fixGauge: false`: they fix it).
+    ///   - pointsConstant: hold every point still (motion-only adjustment: refines poses
+    ///     against a model's points, e.g. registering one image).
     ///   - options: loss, tolerances, what intrinsics to refine, threads.
     /// - Throws: ``CVisionError`` (`.invalidArgument` for bad options or data).
     @discardableResult
     public static func adjust(_ reconstruction: inout Reconstruction, imageIDs: Set<ImageID>? = nil,
                               constantImageIDs: Set<ImageID> = [], fixGauge: Bool = true,
-                              priors: BundlePosePriors? = nil,
+                              priors: BundlePosePriors? = nil, pointsConstant: Bool = false,
                               options: BundleAdjustmentOptions = BundleAdjustmentOptions()) throws
         -> BundleAdjustmentSummary {
         try options.validate()
@@ -182,6 +184,8 @@ public enum BundleAdjuster {
 
         var cOptions = options.cOptions
         var cSummary = cvis_ba_summary()
+        let pointConstant = [UInt8](repeating: pointsConstant ? 1 : 0, count: sortedPointIDs.count)
+        try pointConstant.withUnsafeBufferPointer { pointConst in
         try cameraModels.withUnsafeBufferPointer { models in
         try cameraParams.withUnsafeMutableBufferPointer { params in
         try cameraConstant.withUnsafeBufferPointer { camConst in
@@ -198,7 +202,7 @@ public enum BundleAdjuster {
                 num_images: Int32(problemImages.count), image_camera: imgCam.baseAddress,
                 image_poses: posesPtr.baseAddress, pose_mode: modes.baseAddress,
                 num_points: Int32(sortedPointIDs.count), points3D: pointsPtr.baseAddress,
-                point_constant: nil, num_observations: Int32(obsImage.count),
+                point_constant: pointConst.baseAddress, num_observations: Int32(obsImage.count),
                 obs_image: oImage.baseAddress, obs_point: oPoint.baseAddress,
                 obs_xy: oXY.baseAddress?.assumingMemoryBound(to: Double.self))
             guard let priors else { return try check(cvis_bundle_adjust(&problem, &cOptions, &cSummary)) }
@@ -210,7 +214,7 @@ public enum BundleAdjuster {
                                                   rotation_sigma_rad: priors.rotationSigmaRad, loss_scale: priors.lossScale)
                 try check(cvis_bundle_adjust_with_priors(&problem, &cPriors, &cOptions, &cSummary))
             }}}
-        }}}}}}}}}}
+        }}}}}}}}}}}
 
         // Write back what was free: cameras of variable images, poses not held constant (constant
         // ones stay bit-identical, no angle-axis round trip), all points.
@@ -223,7 +227,7 @@ public enum BundleAdjuster {
             reconstruction.images[id]!.camFromWorld =
                 Rigid3(angleAxis: SIMD3(p[0], p[1], p[2]), translation: SIMD3(p[3], p[4], p[5]))
         }
-        for (j, id) in sortedPointIDs.enumerated() {
+        for (j, id) in sortedPointIDs.enumerated() where !pointsConstant {
             reconstruction.points3D[id]!.position = SIMD3(points[3 * j], points[3 * j + 1], points[3 * j + 2])
         }
         return BundleAdjustmentSummary(

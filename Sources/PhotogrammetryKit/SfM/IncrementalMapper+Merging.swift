@@ -70,6 +70,7 @@ extension IncrementalMapper {
         model.allowedImages = allowed
         model.seedImages = seeds
         model.rotationCheck = rotationCheck
+        model.priorPoses = priorPoses
         model.foreignImages = foreign
         guard try model.initialize() else { return nil }
         try model.grow()

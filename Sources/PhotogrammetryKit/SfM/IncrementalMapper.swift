@@ -27,6 +27,11 @@ public final class IncrementalMapper {
     var relativeRegistrationTried = Set<Int>()
     /// Images registered from a pair rather than by PnP.
     public internal(set) var numRegisteredByRelativePose = 0
+    /// Each image's pose prior (cam_from_world in the priors' frame), or nil for none: images PnP
+    /// and pairs cannot register may join at their prior (``registerFromPrior()``).
+    public var priorPoses: [Rigid3?]?
+    /// Images registered at their pose prior.
+    public internal(set) var numRegisteredFromPriors = 0
     /// Cameras whose focal length is known well enough to run plain PnP.
     var cameraCalibrated: [CameraID: Bool]
     var numRegisteredAtLastGlobalBundle = 0
@@ -123,7 +128,7 @@ public final class IncrementalMapper {
 
     /// Registers images one by one until none can be added.
     func grow() throws {
-        while let next = try registerNextImage() ?? registerByRelativePose() {
+        while let next = try registerNextImage() ?? registerByRelativePose() ?? registerFromPrior() {
             triangulateTracks(seenBy: next)
             try adjustLocally(around: next)
             if Double(numRegistered) >= Double(numRegisteredAtLastGlobalBundle) * options.globalBundleGrowthRatio {

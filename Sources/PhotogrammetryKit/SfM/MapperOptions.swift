@@ -26,6 +26,13 @@ public struct MapperOptions: Sendable {
     /// Default 8: one unknown, so eight points within the PnP threshold leave little to chance.
     public var relativeRegistrationMinPoints = 8
 
+    /// Registration from a pose prior (``IncrementalMapper/registerFromPrior()``, when neither
+    /// PnP nor a pair can register anything): inliers the prior pose, refined against the
+    /// model's points, must reproject within the PnP threshold. Default 10: the prior gives the
+    /// six unknowns a start, so ten points (twenty equations) check it with room for noise,
+    /// where PnP without one asks 30. 0 turns it off.
+    public var priorRegistrationMinInliers = 10
+
     /// Triangulation: minimum ray angle in degrees. Default 1.5.
     public var triangulationMinAngleDeg = 1.5
     /// Triangulation and track continuation: reprojection threshold in pixels. Default 4.
@@ -105,6 +112,8 @@ public struct MapperOptions: Sendable {
                     "relativeRegistrationMinMatches must be 0 (off) or at least 5")
         try require(relativeRegistrationMinPoints >= 2, "relativeRegistrationMinPoints must be at least 2")
         try require(absolutePoseMinNumInliers >= 6, "absolutePoseMinNumInliers must be at least 6")
+        try require(priorRegistrationMinInliers == 0 || priorRegistrationMinInliers >= 6,
+                    "priorRegistrationMinInliers must be 0 (off) or at least 6")
         try require((0...1).contains(absolutePoseMinInlierRatio), "absolutePoseMinInlierRatio outside 0...1")
         try require(triangulationMaxErrorPx > 0 && filterMaxReprojectionErrorPx > 0, "error thresholds must be positive")
         try require(localBundleNumImages >= 1, "localBundleNumImages must be at least 1")

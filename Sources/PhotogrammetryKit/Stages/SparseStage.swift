@@ -141,9 +141,14 @@ public struct SparseStage: CheckpointedStage {
             mapper.rotationCheck = RotationCheck(options: options.rotations, graph: graph, keypoints: positions,
                                                  cameraOfImage: setup.cameraOfImage, threads: context.threads)
         }
+        mapper.priorPoses = scene.priors?.poses(for: capture.images)
         let progress = context.progress
         mapper.onProgress = { done, total in progress?.update(stage: Self.name, done: done, total: total) ?? true }
         _ = try mapper.run()
+        if mapper.numRegisteredFromPriors > 0 {
+            context.progress?.event(.posePriors, "\(mapper.numRegisteredFromPriors) images registered at their pose priors"
+                                    + " (too few points for PnP), refined against the model's points")
+        }
         return mapper.models.map { model in
             var model = model
             model.removeUnregisteredImages()

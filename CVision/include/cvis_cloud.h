@@ -51,6 +51,10 @@ const float* cvis_cloud_points(const cvis_cloud* cloud);      /* num_points x 3 
 const int32_t* cvis_cloud_triangles(const cvis_cloud* cloud); /* num_triangles x 3 */
 const float* cvis_cloud_normals(const cvis_cloud* cloud);     /* num_points x 3, NULL if none */
 const uint8_t* cvis_cloud_colors(const cvis_cloud* cloud);    /* num_points x 3 (RGB), NULL if none */
+/* Texture coordinates a loaded PLY gives per vertex (s t, u v or texture_u texture_v), num_points
+ * x 2, and the texture page of each triangle (a face's texnumber), num_triangles; NULL if none. */
+const float* cvis_cloud_uvs(const cvis_cloud* cloud);
+const int32_t* cvis_cloud_triangle_textures(const cvis_cloud* cloud);
 
 /* A cloud made from memory (copied): points num_points x 3; normals and colors may be NULL;
  * triangles num_triangles x 3 vertex indices (may be NULL when num_triangles is 0). */

@@ -258,7 +258,7 @@ final class TextureAtlasTests: XCTestCase {
             let stats = try ModelStats.read(url)
             XCTAssertEqual(stats.triangles, textured.triangles.count, "\(format)")
             XCTAssertEqual(stats.textures.count, format == .stl ? 0 : several.pageCount, "\(format): texture pages")
-            guard format != .stl, format != .ply else { continue }
+            guard format != .stl else { continue }
             let read = try ModelReader.read(url)
             XCTAssertEqual(read.trianglesByMaterial.map(\.count), facesPerPage, "\(format): faces per page read back")
             XCTAssertEqual(read.textures.count, several.pageCount, "\(format)")
@@ -269,7 +269,7 @@ final class TextureAtlasTests: XCTestCase {
         let view = views[0]
         let camera = RenderCamera(width: view.width, height: view.height, focalLengths: SIMD2(view.fx, view.fy),
                                   principalPoint: SIMD2(view.cx, view.cy), camFromWorld: view.camFromWorld)
-        for url in ["pages.glb", "pages.usdz", "pages.obj"].map({ folder.appendingPathComponent($0) }) {
+        for url in ["pages.glb", "pages.usdz", "pages.obj", "pages.ply"].map({ folder.appendingPathComponent($0) }) {
             let rendered = try MeshRenderer(ModelReader.read(url)).render(camera)
             let truth = Self.render(view, occluder: false)
             var squared = 0.0, covered = 0

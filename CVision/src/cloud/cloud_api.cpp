@@ -88,3 +88,11 @@ extern "C" const float* cvis_cloud_normals(const cvis_cloud* cloud) {
 extern "C" const uint8_t* cvis_cloud_colors(const cvis_cloud* cloud) {
   return cloud && !cloud->colors.empty() ? cloud->colors.data() : nullptr;
 }
+
+extern "C" const float* cvis_cloud_uvs(const cvis_cloud* cloud) {
+  return cloud && !cloud->uvs.empty() ? cloud->uvs.data() : nullptr;
+}
+
+extern "C" const int32_t* cvis_cloud_triangle_textures(const cvis_cloud* cloud) {
+  return cloud && !cloud->triangle_textures.empty() ? cloud->triangle_textures.data() : nullptr;
+}

@@ -91,17 +91,20 @@ class BodyReader {
 };
 
 // What a vertex property is for; kSkip for properties the cloud does not keep.
-enum VertexRole { kX, kY, kZ, kNx, kNy, kNz, kRed, kGreen, kBlue, kNumRoles, kSkip = -1 };
+enum VertexRole { kX, kY, kZ, kNx, kNy, kNz, kRed, kGreen, kBlue, kU, kV, kNumRoles, kSkip = -1 };
 
 int VertexRoleOf(const PlyProperty& property) {
   if (property.is_list) return kSkip;
-  static const char* kNames[kNumRoles] = {"x", "y", "z", "nx", "ny", "nz", "red", "green", "blue"};
+  static const char* kNames[kNumRoles] = {"x", "y", "z", "nx", "ny", "nz", "red", "green", "blue", "s", "t"};
   for (int role = 0; role < kNumRoles; ++role) {
     if (property.name == kNames[role]) return role;
   }
   if (property.name == "diffuse_red") return kRed;
   if (property.name == "diffuse_green") return kGreen;
   if (property.name == "diffuse_blue") return kBlue;
+  // Texture coordinates go by several names: s t (Blender, ours), u v, texture_u texture_v.
+  if (property.name == "u" || property.name == "texture_u") return kU;
+  if (property.name == "v" || property.name == "texture_v") return kV;
   return kSkip;
 }
 
@@ -123,10 +126,12 @@ void ReadVertices(const PlyElement& element, BodyReader* reader, cvis_cloud* clo
   }
   const bool keep_normals = has[kNx] && has[kNy] && has[kNz];
   const bool keep_colors = has[kRed] && has[kGreen] && has[kBlue];
+  const bool keep_uvs = has[kU] && has[kV];
   const size_t n = size_t(element.count);
   cloud->points.assign(3 * n, 0.0f);
   if (keep_normals) cloud->normals.assign(3 * n, 0.0f);
   if (keep_colors) cloud->colors.assign(3 * n, 0);
+  if (keep_uvs) cloud->uvs.assign(2 * n, 0.0f);
   for (size_t i = 0; i < n; ++i) {
     for (size_t p = 0; p < roles.size(); ++p) {
       const PlyProperty& property = element.properties[p];
@@ -140,28 +145,38 @@ void ReadVertices(const PlyElement& element, BodyReader* reader, cvis_cloud* clo
         cloud->points[3 * i + role] = float(value);
       } else if (role <= kNz) {
         if (keep_normals) cloud->normals[3 * i + role - kNx] = float(value);
-      } else if (keep_colors) {
-        cloud->colors[3 * i + role - kRed] = ColorByte(value, property.type);
+      } else if (role <= kBlue) {
+        if (keep_colors) cloud->colors[3 * i + role - kRed] = ColorByte(value, property.type);
+      } else if (keep_uvs) {
+        cloud->uvs[2 * i + role - kU] = float(value);
       }
     }
   }
 }
 
 void ReadFaces(const PlyElement& element, BodyReader* reader, cvis_cloud* cloud) {
-  int indices_property = -1;
+  int indices_property = -1, texture_property = -1;
   for (size_t p = 0; p < element.properties.size(); ++p) {
     const PlyProperty& property = element.properties[p];
     if (property.is_list && (property.name == "vertex_indices" || property.name == "vertex_index")) {
       indices_property = int(p);
     }
+    // MeshLab's texture page of a face.
+    if (!property.is_list && property.name == "texnumber") texture_property = int(p);
   }
   if (indices_property < 0) {
     throw PlyError(CVIS_DECODE_ERROR, "face element has no vertex_indices list");
   }
   std::vector<double> polygon;
   for (int64_t f = 0; f < element.count; ++f) {
+    int32_t texture = 0;
     for (size_t p = 0; p < element.properties.size(); ++p) {
       const PlyProperty& property = element.properties[p];
+      if (int(p) == texture_property) {
+        const double value = reader->Read(property.type);
+        texture = std::isfinite(value) && value >= 0 && value < 65536 ? int32_t(value) : -1;
+        continue;
+      }
       if (int(p) != indices_property) {
         reader->Skip(property);
         continue;
@@ -181,6 +196,9 @@ void ReadFaces(const PlyElement& element, BodyReader* reader, cvis_cloud* cloud)
         cloud->triangles.push_back(int32_t(polygon[size_t(k)]));
         cloud->triangles.push_back(int32_t(polygon[size_t(k + 1)]));
       }
+    }
+    if (texture_property >= 0) {
+      cloud->triangle_textures.resize(cloud->triangles.size() / 3, texture);
     }
   }
 }

@@ -90,6 +90,16 @@ public final class PointCloud: @unchecked Sendable {
     /// The triangles as vertex indices.
     public var triangles: [SIMD3<Int32>] { Self.triples(cvis_cloud_triangles(handle), triangleCount) }
 
+    /// Per vertex texture coordinates a PLY file gave (`s t`, `u v`), nil when it gave none.
+    public var uvs: [SIMD2<Float>]? {
+        cvis_cloud_uvs(handle).map { base in (0..<pointCount).map { SIMD2(base[2 * $0], base[2 * $0 + 1]) } }
+    }
+
+    /// Each triangle's texture page (a PLY face's `texnumber`), nil when the file gave none.
+    public var triangleTextures: [Int32]? {
+        cvis_cloud_triangle_textures(handle).map { Array(UnsafeBufferPointer(start: $0, count: triangleCount)) }
+    }
+
     private static func triples<T: SIMDScalar>(_ base: UnsafePointer<T>?, _ count: Int) -> [SIMD3<T>] {
         guard let base, count > 0 else { return [] }
         return (0..<count).map { SIMD3(base[3 * $0], base[3 * $0 + 1], base[3 * $0 + 2]) }

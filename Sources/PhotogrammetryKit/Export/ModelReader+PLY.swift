@@ -1,7 +1,10 @@
 import Foundation
 
-/// PLY (ascii or binary), read by the core's reader: vertices, normals, colours and faces
-/// (polygons as fans). Texture coordinates are not read (our PLY files carry none).
+/// PLY (ascii or binary), read by the core's reader: vertices, normals, colours, faces (polygons
+/// as fans), per vertex texture coordinates (`s t`, `u v`, `texture_u texture_v`) with the
+/// `comment TextureFile` images beside the file, one material per image, and each face's
+/// `texnumber` (MeshLab's convention) choosing among them. Per face `texcoord` lists alone
+/// (without per vertex coordinates) are not read.
 extension ModelReader {
     static func ply(_ url: URL) throws -> MeshModel {
         let mesh: PointCloud
@@ -11,7 +14,30 @@ extension ModelReader {
         guard mesh.triangleCount > 0 else {
             throw ModelStatsError(message: "\(url.path): no faces (a point cloud, not a mesh)")
         }
-        return try model(positions: mesh.points, normals: mesh.normals, colors: mesh.colors, uvs: nil, triangles: mesh.triangles,
-                         texture: nil, name: url.path)
+        let files = try textureFiles(url)
+        guard let uvs = mesh.uvs, !files.isEmpty else {
+            return try model(positions: mesh.points, normals: mesh.normals, colors: mesh.colors, uvs: nil,
+                             triangles: mesh.triangles, texture: nil, name: url.path)
+        }
+        let textures = try files.map { file -> MeshMaterial.Texture in
+            guard !file.contains(".."),
+                  let bytes = try? Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent(file)) else {
+                throw ModelStatsError(message: "\(url.path): the texture \(file) it names is missing")
+            }
+            return texture(bytes, fileName: (file as NSString).lastPathComponent)
+        }
+        return try model(positions: mesh.points, normals: mesh.normals, colors: mesh.colors, uvs: uvs,
+                         triangles: mesh.triangles, textures: textures,
+                         materialOfTriangle: textures.count > 1 ? mesh.triangleTextures : nil, name: url.path)
+    }
+
+    /// The images a PLY header's `comment TextureFile NAME` lines name, in order.
+    static func textureFiles(_ url: URL) throws -> [String] {
+        let data = try contents(of: url)
+        let headerEnd = data.prefix(65_536).range(of: Data("end_header".utf8))?.lowerBound ?? data.startIndex
+        let header = String(decoding: data[data.startIndex..<headerEnd], as: UTF8.self)
+        return header.split(whereSeparator: \.isNewline)
+            .filter { $0.hasPrefix("comment TextureFile ") }
+            .map { $0.dropFirst(20).trimmingCharacters(in: .whitespaces) }
     }
 }

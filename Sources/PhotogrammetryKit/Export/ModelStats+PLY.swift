@@ -8,13 +8,9 @@ extension ModelStats {
         do { mesh = try PointCloud.load(url) } catch {
             throw ModelStatsError(message: "\(url.path): not a readable PLY file (\(error))")
         }
-        var textures: [TextureSize] = []
-        let headerEnd = data.prefix(65_536).range(of: Data("end_header".utf8))?.lowerBound ?? data.startIndex
-        let header = String(decoding: data[data.startIndex..<headerEnd], as: UTF8.self)
-        for line in header.split(whereSeparator: \.isNewline) where line.hasPrefix("comment TextureFile ") {
-            let image = line.dropFirst(20).trimmingCharacters(in: .whitespaces)
+        let textures = try ModelReader.textureFiles(url).map { image -> TextureSize in
             let bytes = image.contains("..") ? nil : try? Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent(image))
-            textures.append(bytes.flatMap(imageSize) ?? TextureSize(width: 0, height: 0))
+            return bytes.flatMap(imageSize) ?? TextureSize(width: 0, height: 0)
         }
         let bounds = mesh.withPoints { flat -> BoundingBox? in
             guard flat.count >= 3 else { return nil }

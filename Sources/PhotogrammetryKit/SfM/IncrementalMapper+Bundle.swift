@@ -36,14 +36,21 @@ extension IncrementalMapper {
         filterObservations(ofPoints: touched.sorted())
     }
 
-    /// Refines every registered image and point, and the intrinsics once enough images constrain them.
-    func adjustGlobally(filter: Bool = true) throws {
+    /// Refines every registered image and point, and the intrinsics once enough images constrain them;
+    /// `final`: the last pass, at ``MapperOptions/finalBundleLossScalePx``.
+    func adjustGlobally(filter: Bool = true, final: Bool = false) throws {
         // A capture smaller than the threshold refines them once every image is in: otherwise
         // a few large views would keep the focal length of the first guess to the end.
         let refine = options.refineIntrinsics
             && numRegistered >= min(options.refineIntrinsicsMinImages, max(3, graph.numImages))
         var ba = bundleOptions(refineIntrinsics: refine)
         ba.refinePrincipalPoint = refine && shouldRefinePrincipalPoint()
+        if final {
+            ba.lossScale = options.finalBundleLossScalePx
+            if !options.finalRefineIntrinsics {
+                (ba.refineFocalLength, ba.refineExtraParams, ba.refinePrincipalPoint) = (false, false, false)
+            }
+        }
         let summary = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
                                                 fixGauge: true, options: ba)
         trace("global BA \(summary.traceDescription)")

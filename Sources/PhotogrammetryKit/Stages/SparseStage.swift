@@ -131,6 +131,7 @@ public struct SparseStage: CheckpointedStage {
         var mapperOptions = options.mapper
         mapperOptions.seed = options.seed
         mapperOptions.refineIntrinsics = !setup.isFixed
+        if scene.turntable { mapperOptions.finalRefineIntrinsics = false }
         let mapper = IncrementalMapper(reconstruction: reconstruction, tracks: tracks, graph: graph,
                                        colors: features.map(\.colors), cameraHasPrior: setup.hasPrior,
                                        options: mapperOptions)

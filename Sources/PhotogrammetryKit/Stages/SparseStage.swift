@@ -62,7 +62,7 @@ public struct SparseStage: CheckpointedStage {
         })
         for n in models.indices {
             alignments.append(try PriorAlignment.align(&models[n], priors: byImage, options: options.priorAlignment,
-                                                       bundle: priorBundleOptions(setup)))
+                                                       bundle: priorBundleOptions(setup, turntable: scene.turntable)))
         }
         return Output(models: models, priorAlignments: alignments)
     }
@@ -73,12 +73,13 @@ public struct SparseStage: CheckpointedStage {
         scene.priors == nil ? "" : "priors " + StageKey.describe(options.priorAlignment)
     }
 
-    /// Bundle adjustment with priors refines as the mapper's final global adjustment does.
-    func priorBundleOptions(_ setup: CameraSetup) -> BundleAdjustmentOptions {
+    /// Bundle adjustment with priors refines as the mapper's final global adjustment does (its
+    /// loss scale, and intrinsics held on turntables), so that it does not undo that pass.
+    func priorBundleOptions(_ setup: CameraSetup, turntable: Bool) -> BundleAdjustmentOptions {
         var ba = BundleAdjustmentOptions()
         ba.loss = .cauchy
-        ba.lossScale = options.mapper.bundleLossScalePx
-        ba.refineFocalLength = !setup.isFixed && options.mapper.refineIntrinsics
+        ba.lossScale = options.mapper.finalBundleLossScalePx
+        ba.refineFocalLength = !setup.isFixed && options.mapper.refineIntrinsics && !turntable
         ba.refineExtraParams = ba.refineFocalLength
         ba.refinePrincipalPoint = false
         ba.numThreads = 1

@@ -55,8 +55,7 @@ public final class MeshRenderer {
         colors = model.colors.flatMap { [$0.x, $0.y, $0.z] }
         let textured = model.uvs != nil && model.materials.contains { $0.texture != nil }
         uvs = textured ? model.uvs!.flatMap { [$0.x, $0.y] } : nil
-        let groups = model.materials.count == 1 ? [Array(model.triangles.indices)] : model.trianglesByMaterial
-        parts = try zip(model.materials, groups).compactMap { material, group in
+        parts = try zip(model.materials, model.trianglesByMaterial).compactMap { material, group in
             guard !group.isEmpty else { return nil }
             let faces = group.flatMap { [model.triangles[$0].x, model.triangles[$0].y, model.triangles[$0].z] }
             let texture = try material.texture.flatMap { textured ? try PixelImage(decoding: $0.data, channels: 3) : nil }

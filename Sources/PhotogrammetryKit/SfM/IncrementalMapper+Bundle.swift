@@ -37,8 +37,9 @@ extension IncrementalMapper {
     }
 
     /// Refines every registered image and point, and the intrinsics once enough images constrain them;
-    /// `final`: the last pass, at ``MapperOptions/finalBundleLossScalePx``.
-    func adjustGlobally(filter: Bool = true, final: Bool = false) throws {
+    /// `final`: the last pass, at ``MapperOptions/finalBundleLossScalePx`` and without filtering
+    /// after it.
+    func adjustGlobally(final: Bool = false) throws {
         // A capture smaller than the threshold refines them once every image is in: otherwise
         // a few large views would keep the focal length of the first guess to the end.
         let refine = options.refineIntrinsics
@@ -60,7 +61,7 @@ extension IncrementalMapper {
             _ = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
                                           fixGauge: true, options: ba)
         }
-        if filter { filterObservations(ofPoints: reconstruction.points3D.keys.sorted()) }
+        if !final { filterObservations(ofPoints: reconstruction.points3D.keys.sorted()) }
         numRegisteredAtLastGlobalBundle = numRegistered
     }
 

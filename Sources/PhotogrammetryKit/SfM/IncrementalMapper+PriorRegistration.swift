@@ -60,9 +60,8 @@ extension IncrementalMapper {
         for (k, pointID) in zip(keypoints, pointIDs) {
             trial.addObservation(TrackElement(imageID: imageID, point2DIndex: k), to: pointID)
         }
-        var priors = BundlePosePriors(camFromWorld: [imageID: predicted], positionSigma: positionSigma,
+        let priors = BundlePosePriors(camFromWorld: [imageID: predicted], positionSigma: positionSigma,
                                       rotationSigmaRad: rotationSigmaDeg * .pi / 180)
-        priors.lossScale = CoreDefaults.posePriors.loss_scale
         var bundle = BundleAdjustmentOptions()
         bundle.refineFocalLength = false
         bundle.refinePrincipalPoint = false

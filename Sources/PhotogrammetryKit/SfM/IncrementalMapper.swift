@@ -122,7 +122,7 @@ public final class IncrementalMapper {
         completeAndRetriangulate()
         try adjustGlobally()
         filterObservations(ofPoints: Array(reconstruction.points3D.keys))
-        try adjustGlobally(filter: false, final: true)
+        try adjustGlobally(final: true)
         updatePointErrors()
     }
 

@@ -104,6 +104,24 @@ void cvis_ba_pose_priors_default(cvis_ba_pose_priors* priors);
 cvis_status cvis_bundle_adjust_with_priors(cvis_ba_problem* problem, const cvis_ba_pose_priors* priors,
                                            const cvis_ba_options* options, cvis_ba_summary* summary);
 
+/* Motion prior of a sequence (video frames): for each triple of consecutive frames (a, b, c), a
+ * robust cost on the second difference of their camera centres, c_a - 2 c_b + c_c, in units of
+ * sigma_fraction times the triple's mean step at the start (Cauchy, scale loss_scale). It holds
+ * the distance a frame linked to its neighbours by two-view tracks only would otherwise be free
+ * to take (bundle adjustment slides it onto its neighbour), and costs nothing at constant speed. */
+typedef struct cvis_ba_motion_prior {
+  int32_t num_triples;
+  const int32_t* triples;  /* num_triples x 3 image indices of the problem, in sequence order */
+  double sigma_fraction;   /* > 0 */
+  double loss_scale;       /* > 0 */
+} cvis_ba_motion_prior;
+
+/* cvis_bundle_adjust with pose priors and a motion prior (either NULL: none). A triple whose
+ * start steps are zero, or with an image not in the problem, takes no cost. */
+cvis_status cvis_bundle_adjust_with_motion(cvis_ba_problem* problem, const cvis_ba_pose_priors* priors,
+                                           const cvis_ba_motion_prior* motion,
+                                           const cvis_ba_options* options, cvis_ba_summary* summary);
+
 /* Residuals (2) of one observation and their Jacobians, as evaluated by the cost function that
  * cvis_bundle_adjust gives it (analytic derivatives, with a constant pose and/or camera held as
  * data), or with autodiff != 0 by the autodiff functor of the same form: for testing the one

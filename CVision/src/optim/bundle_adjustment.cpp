@@ -203,11 +203,26 @@ cvis_status ValidatePriors(const cvis_ba_problem& p, const cvis_ba_pose_priors* 
   return CVIS_OK;
 }
 
-cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, const cvis_ba_options& o,
-                         cvis_ba_summary* summary) {
+cvis_status ValidateMotion(const cvis_ba_problem& p, const cvis_ba_motion_prior* motion) {
+  if (!motion) return CVIS_OK;
+  if (motion->num_triples < 0 || (motion->num_triples > 0 && !motion->triples) ||
+      !(motion->sigma_fraction > 0) || !(motion->loss_scale > 0)) {
+    return Fail(CVIS_INVALID_ARGUMENT, "motion prior: triples, sigma_fraction > 0 and loss_scale > 0 required");
+  }
+  for (int64_t k = 0; k < 3 * int64_t(motion->num_triples); ++k) {
+    if (motion->triples[k] < 0 || motion->triples[k] >= p.num_images) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("motion prior: triple ", k / 3, ": image index out of range"));
+    }
+  }
+  return CVIS_OK;
+}
+
+cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, const cvis_ba_motion_prior* motion,
+                         const cvis_ba_options& o, cvis_ba_summary* summary) {
   const auto start = std::chrono::steady_clock::now();
   if (cvis_status status = ValidateProblem(p, o); status != CVIS_OK) return status;
   if (cvis_status status = ValidatePriors(p, priors); status != CVIS_OK) return status;
+  if (cvis_status status = ValidateMotion(p, motion); status != CVIS_OK) return status;
 
   cvis_ba_summary result{};
   result.initial_rms_px = RmsError(p);
@@ -262,6 +277,36 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, 
             prior_loss.get(), pose);
       }
     }
+  }
+
+  // Motion prior: triples with at least one free pose; constant poses join as constant blocks.
+  std::unique_ptr<ceres::LossFunction> motion_loss(motion ? new ceres::CauchyLoss(motion->loss_scale) : nullptr);
+  std::vector<uint8_t> pose_held(p.num_images, 0);
+  for (int32_t t = 0; motion && t < motion->num_triples; ++t) {
+    const int32_t* triple = motion->triples + 3 * size_t(t);
+    bool any_free = false;
+    double centers[3][3];
+    for (int k = 0; k < 3; ++k) {
+      any_free = any_free || image_used[triple[k]];
+      MotionSmoothnessError::Center(p.image_poses + size_t(triple[k]) * 6, centers[k]);
+    }
+    double step = 0;
+    for (int k = 0; k < 2; ++k) {
+      double squared = 0;
+      for (int d = 0; d < 3; ++d) squared += (centers[k + 1][d] - centers[k][d]) * (centers[k + 1][d] - centers[k][d]);
+      step += 0.5 * std::sqrt(squared);
+    }
+    if (!any_free || !(step > 0)) continue;
+    double* blocks[3];
+    for (int k = 0; k < 3; ++k) blocks[k] = p.image_poses + size_t(triple[k]) * 6;
+    problem.AddResidualBlock(MotionSmoothnessError::Create(motion->sigma_fraction * step), motion_loss.get(),
+                             blocks[0], blocks[1], blocks[2]);
+    for (int k = 0; k < 3; ++k) {
+      if (!image_used[triple[k]]) pose_held[triple[k]] = 1;
+    }
+  }
+  for (int32_t i = 0; i < p.num_images; ++i) {
+    if (pose_held[i]) problem.SetParameterBlockConstant(p.image_poses + size_t(i) * 6);
   }
 
   // Gauge and calibration: only blocks that are in the problem may be marked.
@@ -363,7 +408,7 @@ cvis_status cvis_bundle_adjust(cvis_ba_problem* problem, const cvis_ba_options* 
     if (!problem) return cvis::Fail(CVIS_INVALID_ARGUMENT, "problem is NULL");
     cvis_ba_options defaults;
     cvis_ba_options_default(&defaults);
-    return cvis::BundleAdjust(*problem, nullptr, options ? *options : defaults, summary);
+    return cvis::BundleAdjust(*problem, nullptr, nullptr, options ? *options : defaults, summary);
   });
 }
 
@@ -381,7 +426,18 @@ cvis_status cvis_bundle_adjust_with_priors(cvis_ba_problem* problem, const cvis_
     if (!problem) return cvis::Fail(CVIS_INVALID_ARGUMENT, "problem is NULL");
     cvis_ba_options defaults;
     cvis_ba_options_default(&defaults);
-    return cvis::BundleAdjust(*problem, priors, options ? *options : defaults, summary);
+    return cvis::BundleAdjust(*problem, priors, nullptr, options ? *options : defaults, summary);
+  });
+}
+
+cvis_status cvis_bundle_adjust_with_motion(cvis_ba_problem* problem, const cvis_ba_pose_priors* priors,
+                                           const cvis_ba_motion_prior* motion,
+                                           const cvis_ba_options* options, cvis_ba_summary* summary) {
+  return cvis::Guard([&] {
+    if (!problem) return cvis::Fail(CVIS_INVALID_ARGUMENT, "problem is NULL");
+    cvis_ba_options defaults;
+    cvis_ba_options_default(&defaults);
+    return cvis::BundleAdjust(*problem, priors, motion, options ? *options : defaults, summary);
   });
 }
 

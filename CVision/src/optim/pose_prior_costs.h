@@ -64,4 +64,34 @@ struct RotationPriorError {
   double inverse_sigma_;
 };
 
+// Residual (3): the second difference of three consecutive camera centres of a sequence,
+// c_a - 2 c_b + c_c (zero at constant velocity), over sigma (world units).
+struct MotionSmoothnessError {
+  explicit MotionSmoothnessError(double sigma) : inverse_sigma_(1 / sigma) {}
+
+  // Poses: cam_from_world angle-axis (3), translation (3). A centre is -R^T t.
+  template <typename T>
+  static void Center(const T* pose, T* center) {
+    const T inverse[3] = {-pose[0], -pose[1], -pose[2]};
+    ceres::AngleAxisRotatePoint(inverse, pose + 3, center);
+    for (int k = 0; k < 3; ++k) center[k] = -center[k];
+  }
+
+  template <typename T>
+  bool operator()(const T* a, const T* b, const T* c, T* residuals) const {
+    T ca[3], cb[3], cc[3];
+    Center(a, ca);
+    Center(b, cb);
+    Center(c, cc);
+    for (int k = 0; k < 3; ++k) residuals[k] = (ca[k] - T(2) * cb[k] + cc[k]) * inverse_sigma_;
+    return true;
+  }
+
+  static ceres::CostFunction* Create(double sigma) {
+    return new ceres::AutoDiffCostFunction<MotionSmoothnessError, 3, 6, 6, 6>(new MotionSmoothnessError(sigma));
+  }
+
+  double inverse_sigma_;
+};
+
 }  // namespace cvis

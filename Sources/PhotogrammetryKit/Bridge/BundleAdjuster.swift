@@ -85,6 +85,8 @@ public enum BundleAdjuster {
     ///     id) is held constant and so is the largest translation coordinate of the second,
     ///     removing the similarity gauge freedom.
     ///   - priors: pose priors pulling the free poses (then pass `fixGauge: false`: they fix it).
+    ///   - motion: a sequence's motion prior on consecutive frames' centres (triples with an
+    ///     image outside the problem are left out).
     ///   - pointsConstant: hold every point still (motion-only adjustment: refines poses
     ///     against a model's points, e.g. registering one image).
     ///   - options: loss, tolerances, what intrinsics to refine, threads.
@@ -92,7 +94,8 @@ public enum BundleAdjuster {
     @discardableResult
     public static func adjust(_ reconstruction: inout Reconstruction, imageIDs: Set<ImageID>? = nil,
                               constantImageIDs: Set<ImageID> = [], fixGauge: Bool = true,
-                              priors: BundlePosePriors? = nil, pointsConstant: Bool = false,
+                              priors: BundlePosePriors? = nil, motion: BundleMotionPrior? = nil,
+                              pointsConstant: Bool = false,
                               options: BundleAdjustmentOptions = BundleAdjustmentOptions()) throws
         -> BundleAdjustmentSummary {
         try options.validate()
@@ -133,6 +136,19 @@ public enum BundleAdjuster {
                 obsPoint.append(Int32(j))
                 obsXY.append(reconstruction.images[element.imageID]!.points2D[element.point2DIndex])
             }
+        }
+
+        // Motion triples with a free pose; their other frames join held still when no point
+        // brought them in (a frame linked to its neighbours by two-view tracks only).
+        var triples: [Int32] = []
+        for triple in motion?.triples ?? [] {
+            let ids = [triple.0, triple.1, triple.2]
+            guard ids.contains(where: { variableSet.contains($0) }), ids.allSatisfy({ registered.contains($0) }) else { continue }
+            for id in ids where imageIndex[id] == nil {
+                imageIndex[id] = Int32(problemImages.count)
+                problemImages.append(id)
+            }
+            triples += ids.map { imageIndex[$0]! }
         }
 
         // Cameras of the problem's images; constant unless a variable image uses them.
@@ -205,15 +221,22 @@ public enum BundleAdjuster {
                 point_constant: pointConst.baseAddress, num_observations: Int32(obsImage.count),
                 obs_image: oImage.baseAddress, obs_point: oPoint.baseAddress,
                 obs_xy: oXY.baseAddress?.assumingMemoryBound(to: Double.self))
-            guard let priors else { return try check(cvis_bundle_adjust(&problem, &cOptions, &cSummary)) }
             try hasPrior.withUnsafeBufferPointer { has in
             try priorCenters.withUnsafeBufferPointer { centers in
             try priorRotations.withUnsafeBufferPointer { rotations in
-                var cPriors = cvis_ba_pose_priors(has_prior: has.baseAddress, centers: centers.baseAddress,
-                                                  rotations: rotations.baseAddress, position_sigma: priors.positionSigma,
-                                                  rotation_sigma_rad: priors.rotationSigmaRad, loss_scale: priors.lossScale)
-                try check(cvis_bundle_adjust_with_priors(&problem, &cPriors, &cOptions, &cSummary))
-            }}}
+            try triples.withUnsafeBufferPointer { triplesPtr in
+                let cPriors = cvis_ba_pose_priors(has_prior: has.baseAddress, centers: centers.baseAddress,
+                                                  rotations: rotations.baseAddress, position_sigma: priors?.positionSigma ?? 1,
+                                                  rotation_sigma_rad: priors?.rotationSigmaRad ?? 0,
+                                                  loss_scale: priors?.lossScale ?? 1)
+                let cMotion = cvis_ba_motion_prior(num_triples: Int32(triples.count / 3), triples: triplesPtr.baseAddress,
+                                                   sigma_fraction: motion?.sigmaFraction ?? 1, loss_scale: motion?.lossScale ?? 1)
+                try withOptionalPointer(priors == nil ? nil : cPriors) { cPriorsPtr in
+                    try withOptionalPointer(triples.isEmpty ? nil : cMotion) { cMotionPtr in
+                        try check(cvis_bundle_adjust_with_motion(&problem, cPriorsPtr, cMotionPtr, &cOptions, &cSummary))
+                    }
+                }
+            }}}}
         }}}}}}}}}}}
 
         // Write back what was free: cameras of variable images, poses not held constant (constant
@@ -236,4 +259,10 @@ public enum BundleAdjuster {
             seconds: cSummary.seconds, numImages: problemImages.count,
             numPoints: sortedPointIDs.count, numObservations: obsImage.count)
     }
+}
+
+/// Calls `body` with a pointer to a copy of `value`, or with nil.
+private func withOptionalPointer<T, R>(_ value: T?, _ body: (UnsafePointer<T>?) throws -> R) rethrows -> R {
+    guard var value else { return try body(nil) }
+    return try withUnsafePointer(to: &value) { try body($0) }
 }

@@ -30,3 +30,20 @@ public struct BundlePosePriors: Sendable {
         guard lossScale > 0 else { throw CVisionError.invalidOption("lossScale must be positive") }
     }
 }
+
+/// A sequence's motion prior for bundle adjustment: consecutive frames keep their velocity
+/// (``cvis_ba_motion_prior``).
+public struct BundleMotionPrior: Sendable {
+    /// Consecutive frames (a, b, c) in sequence order.
+    public var triples: [(ImageID, ImageID, ImageID)]
+    /// A centre's second difference of this fraction of the triple's step costs one sigma.
+    public var sigmaFraction: Double
+    /// Cauchy scale, in sigmas.
+    public var lossScale: Double
+
+    public init(triples: [(ImageID, ImageID, ImageID)], sigmaFraction: Double, lossScale: Double) {
+        self.triples = triples
+        self.sigmaFraction = sigmaFraction
+        self.lossScale = lossScale
+    }
+}

@@ -41,6 +41,14 @@ public struct MatchGraph: Sendable {
         }
         return result
     }
+
+    /// The share of consecutive images (by name) that form a verified pair: near 1 for a video or
+    /// photos taken in order, low for an unordered collection.
+    public var consecutiveFraction: Double {
+        guard numImages > 1 else { return 0 }
+        let consecutive = Set(edges.filter { $0.second == $0.first + 1 }.map(\.first)).count
+        return Double(consecutive) / Double(numImages - 1)
+    }
 }
 
 extension TwoViewGeometry.Configuration {

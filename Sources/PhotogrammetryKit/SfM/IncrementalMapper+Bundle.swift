@@ -27,7 +27,7 @@ extension IncrementalMapper {
         ba.maxIterations = options.localBundleMaxIterations
         ba.functionTolerance = options.localBundleFunctionTolerance
         let summary = try BundleAdjuster.adjust(&reconstruction, imageIDs: variable, constantImageIDs: constant,
-                                                fixGauge: constant.isEmpty, options: ba)
+                                                fixGauge: constant.isEmpty, motion: motionPrior(), options: ba)
         trace("local BA \(summary.traceDescription)")
         var touched = Set<Point3DID>()
         for id in variable {
@@ -53,16 +53,26 @@ extension IncrementalMapper {
             }
         }
         let summary = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
-                                                fixGauge: true, options: ba)
+                                                fixGauge: true, motion: motionPrior(), options: ba)
         trace("global BA \(summary.traceDescription)")
         if ba.refinePrincipalPoint && !principalPointsArePlausible() {
             // Undo the run-off and settle the model around the centred principal point again.
             ba.refinePrincipalPoint = false
             _ = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
-                                          fixGauge: true, options: ba)
+                                          fixGauge: true, motion: motionPrior(), options: ba)
         }
         if !final { filterObservations(ofPoints: reconstruction.points3D.keys.sorted()) }
         numRegisteredAtLastGlobalBundle = numRegistered
+    }
+
+    /// In a sequence, the motion prior over every three consecutive registered frames; else nil.
+    func motionPrior() -> BundleMotionPrior? {
+        guard isSequence, graph.numImages >= 3 else { return nil }
+        let triples = (1..<(graph.numImages - 1))
+            .filter { isRegistered($0 - 1) && isRegistered($0) && isRegistered($0 + 1) }
+            .map { (ImageID($0), ImageID($0 + 1), ImageID($0 + 2)) }
+        return triples.isEmpty ? nil : BundleMotionPrior(triples: triples, sigmaFraction: options.motionPriorSigmaFraction,
+                                                        lossScale: 1)
     }
 
     /// Bundle adjustment options shared by local and global refinement.

@@ -11,6 +11,12 @@ extension IncrementalMapper {
     /// moved, is a one-parameter fit that a handful of points decide
     /// (``MapperOptions/relativeRegistrationMinPoints``). Bundle adjustment then refines the
     /// pose with the points the pair triangulates.
+    ///
+    /// In a sequence (a video, photos in order), a frame that sees fewer points than that (a
+    /// camera passing through foliage: pavilion-outer's frames 84-86 see 2 to 8) takes the
+    /// distance from its neighbours' speed (``motionStep(image:from:)``), and bundle adjustment
+    /// keeps it there through the sequence's motion prior (``motionPrior()``) until the points
+    /// it triangulates say otherwise.
     func registerByRelativePose() throws -> Int? {
         guard options.relativeRegistrationMinMatches > 0 else { return nil }
         var candidates: [(matches: Int, edge: Int, image: Int, registered: Int)] = []
@@ -40,7 +46,8 @@ extension IncrementalMapper {
     func registerFromPair(edge e: Int, image i: Int, registered j: Int) -> Bool {
         // The points come first: without enough of them no essential matrix helps.
         let (keypoints, pointIDs, positions) = triangulatedCorrespondences(of: i)
-        guard keypoints.count >= options.relativeRegistrationMinPoints else {
+        let step = motionStep(image: i, from: j)
+        guard keypoints.count >= options.relativeRegistrationMinPoints || step != nil else {
             trace("relative \(i) from \(j): \(keypoints.count) points, too few for the distance")
             return false
         }
@@ -53,7 +60,10 @@ extension IncrementalMapper {
         guard let (cam2FromCam1, inliers) = try? estimateRelativePose(
                 points1, points2, maxError: options.absolutePoseMaxErrorPx / focal),
               inliers.filter({ $0 }).count >= options.relativeRegistrationMinMatches,
-              let camJFromWorld = reconstruction.images[ImageID(j + 1)]!.camFromWorld else { return false }
+              let camJFromWorld = reconstruction.images[ImageID(j + 1)]!.camFromWorld else {
+            trace("relative \(i) from \(j): the essential matrix of \(edge.matches.count) matches does not hold")
+            return false
+        }
         let camIFromCamJ = edge.first == j ? cam2FromCam1 : cam2FromCam1.inverse
 
         // camIFromWorld = (R, t0 + s * direction): only s, the distance travelled, is unknown.
@@ -72,6 +82,17 @@ extension IncrementalMapper {
                 return (error * error).sum() < threshold * threshold
             }
         }
+        // Too few points to decide the distance: a sequence's speed does.
+        func registerByMotion() -> Bool {
+            guard let step, rotationAgreesWithViewGraph(i, rotation) else { return false }
+            let translation = t0 + step * direction
+            let observations = fitting(translation).map { (keypoints[$0], pointIDs[$0]) }
+            trace("register \(i) by motion from \(j): matches \(edge.matches.count), step \(step), points \(observations.count) of \(keypoints.count), n=\(numRegistered + 1)")
+            register(i, camFromWorld: Rigid3(rotation: rotation, translation: translation), observations: observations)
+            numRegisteredByMotion += 1
+            return true
+        }
+        if keypoints.count < options.relativeRegistrationMinPoints { return registerByMotion() }
         // Candidate translations, as RANSAC over two minimal models: one point fixes the
         // distance along the essential matrix's direction of travel; two points fix the whole
         // translation under its rotation (that direction is the weaker part of E when the
@@ -95,7 +116,7 @@ extension IncrementalMapper {
             let fit = fitting(t)
             if fit.count > (best?.inliers.count ?? 0) { best = (t, fit) }
         }
-        guard var found = best else { return false }
+        guard var found = best else { return registerByMotion() }
         // Least squares over the inliers, kept when it loses none.
         if let refined = Self.translation(rotated: found.inliers.map { rotated[$0] }, rays: found.inliers.map { rays[$0] }) {
             let fit = fitting(refined)
@@ -104,19 +125,47 @@ extension IncrementalMapper {
         guard found.inliers.count >= options.relativeRegistrationMinPoints,
               Double(found.inliers.count) >= options.absolutePoseMinInlierRatio * Double(keypoints.count) else {
             trace("relative \(i) from \(j): \(found.inliers.count) of \(keypoints.count) points fit")
-            return false
+            return found.inliers.count < options.relativeRegistrationMinPoints && registerByMotion()
         }
         guard rotationAgreesWithViewGraph(i, rotation) else { return false }
         trace("register \(i) by relative pose from \(j): matches \(edge.matches.count), points \(found.inliers.count) of \(keypoints.count), n=\(numRegistered + 1)")
-        let imageID = ImageID(i + 1)
-        reconstruction.images[imageID]!.camFromWorld = Rigid3(rotation: rotation, translation: found.translation)
-        registrationOrder.append(i)
+        register(i, camFromWorld: Rigid3(rotation: rotation, translation: found.translation),
+                 observations: found.inliers.map { (keypoints[$0], pointIDs[$0]) })
         numRegisteredByRelativePose += 1
-        for n in found.inliers {
-            reconstruction.addObservation(TrackElement(imageID: imageID, point2DIndex: keypoints[n]), to: pointIDs[n])
-        }
         return true
     }
+
+    /// Registers image `i` at `camFromWorld`, observing the given points.
+    private func register(_ i: Int, camFromWorld: Rigid3, observations: [(keypoint: Int, point: Point3DID)]) {
+        let imageID = ImageID(i + 1)
+        reconstruction.images[imageID]!.camFromWorld = camFromWorld
+        registrationOrder.append(i)
+        for (keypoint, point) in observations {
+            reconstruction.addObservation(TrackElement(imageID: imageID, point2DIndex: keypoint), to: point)
+        }
+    }
+
+    /// In a sequence, the distance from neighbour `j` at which image `i` is expected: the median
+    /// step of the registered frames leading up to `j` (at most ``motionStepWindow``), as the
+    /// camera keeps its speed from frame to frame; nil when `j`'s other neighbour is not registered.
+    func motionStep(image i: Int, from j: Int) -> Double? {
+        guard abs(i - j) == 1, isSequence else { return nil }
+        let away = j - i
+        var steps: [Double] = []
+        var m = j
+        while steps.count < Self.motionStepWindow, (0..<graph.numImages).contains(m + away),
+              let center = reconstruction.images[ImageID(m + 1)]!.camFromWorld?.centerInWorld,
+              let previous = reconstruction.images[ImageID(m + away + 1)]!.camFromWorld?.centerInWorld {
+            steps.append(length(center - previous))
+            m += away
+        }
+        guard let step = steps.median(), step > 0 else { return nil }
+        return step
+    }
+
+    /// Steps a sequence's speed is the median of: 5, a sixth of a second of 30 fps video, over which
+    /// a camera carried by hand or drone keeps its speed, and enough that one odd step does not set it.
+    static let motionStepWindow = 5
 
     /// Points beyond this many are not paired for the two-point model (their count grows as the
     /// square); 60 points are 1,770 pairs.

@@ -1,7 +1,8 @@
 /// Incremental structure from motion over precomputed tracks, after COLMAP's mapper.
 ///
 /// 1. choose an initial pair and triangulate it; 2. repeatedly register the image that sees the
-/// most triangulated tracks (PnP), continue and triangulate tracks, refine locally; 3. refine
+/// most triangulated tracks (PnP; else from a pair's essential matrix, at a sequence's speed when
+/// too few points fix the distance), continue and triangulate tracks, refine locally; 3. refine
 /// globally whenever the model has grown enough; 4. reconstruct the images left over as detached
 /// models (as COLMAP's mapper starts a new model when the first stops growing) and merge any two
 /// that share enough tracks, then grow again; 5. at the end retriangulate, refine and filter
@@ -27,6 +28,10 @@ public final class IncrementalMapper {
     var relativeRegistrationTried = Set<Int>()
     /// Images registered from a pair rather than by PnP.
     public internal(set) var numRegisteredByRelativePose = 0
+    /// Images registered from a pair at the distance their sequence's speed gives.
+    public internal(set) var numRegisteredByMotion = 0
+    /// Whether the images are a sequence (``MapperOptions/motionPriorSequenceFraction``).
+    lazy var isSequence = graph.consecutiveFraction >= options.motionPriorSequenceFraction
     /// Each image's pose prior (cam_from_world in the priors' frame), or nil for none: images PnP
     /// and pairs cannot register may join at their prior (``registerFromPrior()``).
     public var priorPoses: [Rigid3?]?

@@ -25,6 +25,22 @@ public struct MapperOptions: Sendable {
     /// Registration from a pair: triangulated points that must agree on the distance travelled.
     /// Default 8: one unknown, so eight points within the PnP threshold leave little to chance.
     public var relativeRegistrationMinPoints = 8
+    /// Registration from a pair in a sequence (a video, photos in order: at least this share of
+    /// consecutive images verified together): when too few points see the frame to fix the
+    /// distance travelled, the step its neighbour made from the frame before is taken (constant
+    /// speed), and bundle adjustment then refines it with the points the pair triangulates.
+    /// Default 0.5, as pair selection's ``PairSelectionOptions/sequenceFraction``; above 1 turns
+    /// it off.
+    public var motionPriorSequenceFraction = PairSelectionOptions().sequenceFraction
+    /// In a sequence, bundle adjustment holds consecutive frames near constant velocity: a
+    /// camera centre's second difference of this fraction of the local step costs one sigma
+    /// (Cauchy at one sigma, so a real change of speed or a turn pays little). Default 0.5:
+    /// pavilion-outer's true centres (a flown camera that slows and speeds up, steps from 0.37 to
+    /// 1.95 times the one before) have second differences of 0.11 of the step (median), 0.39 (90th
+    /// percentile) and 0.96 at most, a fifth of a sigma to two; a frame that bundle adjustment slid
+    /// onto its neighbour (a second difference of a whole step) costs two sigmas, as much as the
+    /// worst true turn, so the points decide wherever they can.
+    public var motionPriorSigmaFraction = 0.5
 
     /// Registration from a pose prior (``IncrementalMapper/registerFromPrior()``, when neither
     /// PnP nor a pair can register anything): inliers the prior pose, refined against the
@@ -123,6 +139,7 @@ public struct MapperOptions: Sendable {
         try require(relativeRegistrationMinMatches == 0 || relativeRegistrationMinMatches >= 5,
                     "relativeRegistrationMinMatches must be 0 (off) or at least 5")
         try require(relativeRegistrationMinPoints >= 2, "relativeRegistrationMinPoints must be at least 2")
+        try require(motionPriorSigmaFraction > 0, "motionPriorSigmaFraction must be positive")
         try require(absolutePoseMinNumInliers >= 6, "absolutePoseMinNumInliers must be at least 6")
         try require(priorRegistrationMinInliers == 0 || priorRegistrationMinInliers >= 6,
                     "priorRegistrationMinInliers must be 0 (off) or at least 6")

@@ -65,11 +65,18 @@ extension IncrementalMapper {
         numRegisteredAtLastGlobalBundle = numRegistered
     }
 
-    /// In a sequence, the motion prior over every three consecutive registered frames; else nil.
+    /// The motion prior over the consecutive registered frames around each frame registered by
+    /// motion (every three that hold one); nil when there are none.
+    ///
+    /// Only there: photos taken in order are not always taken at an even pace along a smooth
+    /// path (templeRing's names run around its ring with jumps), and held everywhere the prior
+    /// pulled such frames into line (templeRing AUC@5 95.4 -> 34.3, turntable-temple 94.3 -> 42.7).
     func motionPrior() -> BundleMotionPrior? {
-        guard isSequence, graph.numImages >= 3 else { return nil }
-        let triples = (1..<(graph.numImages - 1))
-            .filter { isRegistered($0 - 1) && isRegistered($0) && isRegistered($0 + 1) }
+        guard !registeredByMotion.isEmpty, graph.numImages >= 3 else { return nil }
+        var middles = Set<Int>()
+        for m in registeredByMotion { middles.formUnion([m - 1, m, m + 1]) }
+        let triples = middles.sorted()
+            .filter { $0 >= 1 && $0 < graph.numImages - 1 && isRegistered($0 - 1) && isRegistered($0) && isRegistered($0 + 1) }
             .map { (ImageID($0), ImageID($0 + 1), ImageID($0 + 2)) }
         return triples.isEmpty ? nil : BundleMotionPrior(triples: triples, sigmaFraction: options.motionPriorSigmaFraction,
                                                         lossScale: 1)

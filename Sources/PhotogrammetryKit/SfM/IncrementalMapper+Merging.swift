@@ -100,6 +100,7 @@ extension IncrementalMapper {
                 cameraCalibrated[cameraID] = true
             }
             registrationOrder.append(i)
+            if model.registeredByMotion.contains(i) { registeredByMotion.insert(i) }
         }
         completeAndRetriangulate()
         try adjustGlobally()

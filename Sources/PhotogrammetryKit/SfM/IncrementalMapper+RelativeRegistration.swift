@@ -89,7 +89,7 @@ extension IncrementalMapper {
             let observations = fitting(translation).map { (keypoints[$0], pointIDs[$0]) }
             trace("register \(i) by motion from \(j): matches \(edge.matches.count), step \(step), points \(observations.count) of \(keypoints.count), n=\(numRegistered + 1)")
             register(i, camFromWorld: Rigid3(rotation: rotation, translation: translation), observations: observations)
-            numRegisteredByMotion += 1
+            registeredByMotion.insert(i)
             return true
         }
         if keypoints.count < options.relativeRegistrationMinPoints { return registerByMotion() }

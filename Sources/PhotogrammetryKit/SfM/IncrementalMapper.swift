@@ -29,7 +29,9 @@ public final class IncrementalMapper {
     /// Images registered from a pair rather than by PnP.
     public internal(set) var numRegisteredByRelativePose = 0
     /// Images registered from a pair at the distance their sequence's speed gives.
-    public internal(set) var numRegisteredByMotion = 0
+    var registeredByMotion = Set<Int>()
+    /// How many images were registered at their sequence's speed.
+    public var numRegisteredByMotion: Int { registeredByMotion.count }
     /// Whether the images are a sequence (``MapperOptions/motionPriorSequenceFraction``).
     lazy var isSequence = graph.consecutiveFraction >= options.motionPriorSequenceFraction
     /// Each image's pose prior (cam_from_world in the priors' frame), or nil for none: images PnP

@@ -32,8 +32,9 @@ public struct MapperOptions: Sendable {
     /// Default 0.5, as pair selection's ``PairSelectionOptions/sequenceFraction``; above 1 turns
     /// it off.
     public var motionPriorSequenceFraction = PairSelectionOptions().sequenceFraction
-    /// In a sequence, bundle adjustment holds consecutive frames near constant velocity: a
-    /// camera centre's second difference of this fraction of the local step costs one sigma
+    /// Around frames registered at their sequence's speed, bundle adjustment holds consecutive
+    /// frames near constant velocity: a camera centre's second difference of this fraction of
+    /// the local step costs one sigma
     /// (Cauchy at one sigma, so a real change of speed or a turn pays little). Default 0.5:
     /// pavilion-outer's true centres (a flown camera that slows and speeds up, steps from 0.37 to
     /// 1.95 times the one before) have second differences of 0.11 of the step (median), 0.39 (90th

@@ -422,12 +422,7 @@ void cvis_ba_pose_priors_default(cvis_ba_pose_priors* priors) {
 
 cvis_status cvis_bundle_adjust_with_priors(cvis_ba_problem* problem, const cvis_ba_pose_priors* priors,
                                            const cvis_ba_options* options, cvis_ba_summary* summary) {
-  return cvis::Guard([&] {
-    if (!problem) return cvis::Fail(CVIS_INVALID_ARGUMENT, "problem is NULL");
-    cvis_ba_options defaults;
-    cvis_ba_options_default(&defaults);
-    return cvis::BundleAdjust(*problem, priors, nullptr, options ? *options : defaults, summary);
-  });
+  return cvis_bundle_adjust_with_motion(problem, priors, nullptr, options, summary);
 }
 
 cvis_status cvis_bundle_adjust_with_motion(cvis_ba_problem* problem, const cvis_ba_pose_priors* priors,

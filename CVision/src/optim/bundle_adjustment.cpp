@@ -281,7 +281,6 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, 
 
   // Motion prior: triples with at least one free pose; constant poses join as constant blocks.
   std::unique_ptr<ceres::LossFunction> motion_loss(motion ? new ceres::CauchyLoss(motion->loss_scale) : nullptr);
-  std::vector<uint8_t> pose_held(p.num_images, 0);
   for (int32_t t = 0; motion && t < motion->num_triples; ++t) {
     const int32_t* triple = motion->triples + 3 * size_t(t);
     bool any_free = false;
@@ -302,11 +301,8 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, 
     problem.AddResidualBlock(MotionSmoothnessError::Create(motion->sigma_fraction * step), motion_loss.get(),
                              blocks[0], blocks[1], blocks[2]);
     for (int k = 0; k < 3; ++k) {
-      if (!image_used[triple[k]]) pose_held[triple[k]] = 1;
+      if (!image_used[triple[k]]) problem.SetParameterBlockConstant(blocks[k]);
     }
-  }
-  for (int32_t i = 0; i < p.num_images; ++i) {
-    if (pose_held[i]) problem.SetParameterBlockConstant(p.image_poses + size_t(i) * 6);
   }
 
   // Gauge and calibration: only blocks that are in the problem may be marked.

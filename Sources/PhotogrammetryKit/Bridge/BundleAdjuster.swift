@@ -225,14 +225,17 @@ public enum BundleAdjuster {
             try priorCenters.withUnsafeBufferPointer { centers in
             try priorRotations.withUnsafeBufferPointer { rotations in
             try triples.withUnsafeBufferPointer { triplesPtr in
-                let cPriors = cvis_ba_pose_priors(has_prior: has.baseAddress, centers: centers.baseAddress,
-                                                  rotations: rotations.baseAddress, position_sigma: priors?.positionSigma ?? 1,
-                                                  rotation_sigma_rad: priors?.rotationSigmaRad ?? 0,
-                                                  loss_scale: priors?.lossScale ?? 1)
-                let cMotion = cvis_ba_motion_prior(num_triples: Int32(triples.count / 3), triples: triplesPtr.baseAddress,
-                                                   sigma_fraction: motion?.sigmaFraction ?? 1, loss_scale: motion?.lossScale ?? 1)
-                try withOptionalPointer(priors == nil ? nil : cPriors) { cPriorsPtr in
-                    try withOptionalPointer(triples.isEmpty ? nil : cMotion) { cMotionPtr in
+                let cPriors = priors.map {
+                    cvis_ba_pose_priors(has_prior: has.baseAddress, centers: centers.baseAddress,
+                                        rotations: rotations.baseAddress, position_sigma: $0.positionSigma,
+                                        rotation_sigma_rad: $0.rotationSigmaRad, loss_scale: $0.lossScale)
+                }
+                let cMotion = triples.isEmpty ? nil : motion.map {
+                    cvis_ba_motion_prior(num_triples: Int32(triples.count / 3), triples: triplesPtr.baseAddress,
+                                         sigma_fraction: $0.sigmaFraction, loss_scale: $0.lossScale)
+                }
+                try withOptionalPointer(cPriors) { cPriorsPtr in
+                    try withOptionalPointer(cMotion) { cMotionPtr in
                         try check(cvis_bundle_adjust_with_motion(&problem, cPriorsPtr, cMotionPtr, &cOptions, &cSummary))
                     }
                 }

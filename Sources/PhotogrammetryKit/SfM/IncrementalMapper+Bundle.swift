@@ -23,7 +23,7 @@ extension IncrementalMapper {
                 }
             }
         }
-        var ba = bundleOptions(refineIntrinsics: false)
+        var ba = options.bundleOptions(refineIntrinsics: false)
         ba.maxIterations = options.localBundleMaxIterations
         ba.functionTolerance = options.localBundleFunctionTolerance
         let summary = try BundleAdjuster.adjust(&reconstruction, imageIDs: variable, constantImageIDs: constant,
@@ -44,14 +44,8 @@ extension IncrementalMapper {
         // a few large views would keep the focal length of the first guess to the end.
         let refine = options.refineIntrinsics
             && numRegistered >= min(options.refineIntrinsicsMinImages, max(3, graph.numImages))
-        var ba = bundleOptions(refineIntrinsics: refine)
-        ba.refinePrincipalPoint = refine && shouldRefinePrincipalPoint()
-        if final {
-            ba.lossScale = options.finalBundleLossScalePx
-            if !options.finalRefineIntrinsics {
-                (ba.refineFocalLength, ba.refineExtraParams, ba.refinePrincipalPoint) = (false, false, false)
-            }
-        }
+        var ba = final ? options.finalBundleOptions(refineIntrinsics: refine) : options.bundleOptions(refineIntrinsics: refine)
+        ba.refinePrincipalPoint = ba.refineFocalLength && shouldRefinePrincipalPoint()
         let summary = try BundleAdjuster.adjust(&reconstruction, imageIDs: nil, constantImageIDs: [],
                                                 fixGauge: true, motion: motionPrior(), options: ba)
         trace("global BA \(summary.traceDescription)")
@@ -80,18 +74,6 @@ extension IncrementalMapper {
             .map { (ImageID($0), ImageID($0 + 1), ImageID($0 + 2)) }
         return triples.isEmpty ? nil : BundleMotionPrior(triples: triples, sigmaFraction: options.motionPriorSigmaFraction,
                                                         lossScale: 1)
-    }
-
-    /// Bundle adjustment options shared by local and global refinement.
-    func bundleOptions(refineIntrinsics: Bool) -> BundleAdjustmentOptions {
-        var ba = BundleAdjustmentOptions()
-        ba.loss = .cauchy
-        ba.lossScale = options.bundleLossScalePx
-        ba.refineFocalLength = refineIntrinsics
-        ba.refineExtraParams = refineIntrinsics
-        ba.refinePrincipalPoint = false
-        ba.numThreads = options.numThreads
-        return ba
     }
 }
 

@@ -159,3 +159,26 @@ public struct MapperOptions: Sendable {
         try require(numThreads >= 1, "numThreads must be at least 1")
     }
 }
+
+extension MapperOptions {
+    /// Bundle adjustment of local and global refinement: Cauchy at ``bundleLossScalePx``, the
+    /// principal point held (the mapper frees it once enough views see it).
+    public func bundleOptions(refineIntrinsics: Bool) -> BundleAdjustmentOptions {
+        var ba = BundleAdjustmentOptions()
+        ba.loss = .cauchy
+        ba.lossScale = bundleLossScalePx
+        ba.refineFocalLength = refineIntrinsics
+        ba.refineExtraParams = refineIntrinsics
+        ba.refinePrincipalPoint = false
+        ba.numThreads = numThreads
+        return ba
+    }
+
+    /// The last global adjustment's, after filtering: Cauchy at ``finalBundleLossScalePx``, the
+    /// intrinsics held unless ``finalRefineIntrinsics``.
+    public func finalBundleOptions(refineIntrinsics: Bool) -> BundleAdjustmentOptions {
+        var ba = bundleOptions(refineIntrinsics: refineIntrinsics && finalRefineIntrinsics)
+        ba.lossScale = finalBundleLossScalePx
+        return ba
+    }
+}

@@ -76,14 +76,20 @@ public struct SparseStage: CheckpointedStage {
     /// Bundle adjustment with priors refines as the mapper's final global adjustment does (its
     /// loss scale, and intrinsics held on turntables), so that it does not undo that pass.
     func priorBundleOptions(_ setup: CameraSetup, turntable: Bool) -> BundleAdjustmentOptions {
-        var ba = BundleAdjustmentOptions()
-        ba.loss = .cauchy
-        ba.lossScale = options.mapper.finalBundleLossScalePx
-        ba.refineFocalLength = !setup.isFixed && options.mapper.refineIntrinsics && !turntable
-        ba.refineExtraParams = ba.refineFocalLength
-        ba.refinePrincipalPoint = false
+        let mapper = mapperOptions(setup, turntable: turntable)
+        var ba = mapper.finalBundleOptions(refineIntrinsics: mapper.refineIntrinsics && options.mapper.refineIntrinsics)
         ba.numThreads = 1
         return ba
+    }
+
+    /// The mapper's options for this capture: the run's seed, intrinsics refined unless fixed,
+    /// and held in the last pass on a turntable.
+    func mapperOptions(_ setup: CameraSetup, turntable: Bool) -> MapperOptions {
+        var mapper = options.mapper
+        mapper.seed = options.seed
+        mapper.refineIntrinsics = !setup.isFixed
+        if turntable { mapper.finalRefineIntrinsics = false }
+        return mapper
     }
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
@@ -129,13 +135,9 @@ public struct SparseStage: CheckpointedStage {
             reconstruction.addImage(Image(id: ImageID(i + 1), name: image.name, cameraID: setup.cameraOfImage[i],
                                           points2D: positions[i]))
         }
-        var mapperOptions = options.mapper
-        mapperOptions.seed = options.seed
-        mapperOptions.refineIntrinsics = !setup.isFixed
-        if scene.turntable { mapperOptions.finalRefineIntrinsics = false }
         let mapper = IncrementalMapper(reconstruction: reconstruction, tracks: tracks, graph: graph,
                                        colors: features.map(\.colors), cameraHasPrior: setup.hasPrior,
-                                       options: mapperOptions)
+                                       options: mapperOptions(setup, turntable: scene.turntable))
         // On a turntable the pairs see the turning object alone, a small part of the frame, and
         // their rotations scatter too widely to judge a pose by (lowtex-turntable: AUC@5 93.6 ->
         // 77.3 with the check).

@@ -85,6 +85,24 @@ final class BundleAdjustmentTests: XCTestCase {
         XCTAssertEqual(rec.images[scene.imageIDs[0]]!.camFromWorld, before)
     }
 
+    /// The scale is held by the second image's largest translation coordinate (its padded
+    /// subset manifold moves it by nothing), while the rest of its pose and the intrinsics move.
+    func testFixGaugeHoldsScaleCoordinateOfSecondImage() throws {
+        let scene = noisyScene(seed: 5)
+        var rec = perturbed(scene)
+        let second = rec.images[scene.imageIDs[1]]!.camFromWorld!
+        let t = second.translation
+        let axis = [abs(t.x), abs(t.y), abs(t.z)].enumerated().max { $0.element < $1.element }!.offset
+        let focalBefore = rec.cameras[CameraID(1)]!.params[0]
+        let summary = try BundleAdjuster.adjust(&rec, fixGauge: true)
+        XCTAssertTrue(summary.isUsable)
+        XCTAssertLessThan(summary.finalRMSError, 0.75)
+        let after = rec.images[scene.imageIDs[1]]!.camFromWorld!
+        XCTAssertEqual(after.translation[axis], t[axis])
+        XCTAssertGreaterThan(length(after.translation - t), 1e-9)
+        XCTAssertNotEqual(rec.cameras[CameraID(1)]!.params[0], focalBefore)
+    }
+
     func testRobustLossToleratesOutliers() throws {
         var options = SyntheticScene.Options()
         options.numImages = 10

@@ -13,10 +13,14 @@
 #include "camera_models.h"
 #include "ceres_logging.h"
 #include "cost_functions.h"
+#include "padded_subset_manifold.h"
 #include "pose_prior_costs.h"
 
 namespace cvis {
 namespace {
+
+// Parameters of a pose block (angle-axis rotation, translation).
+constexpr int kPoseTangentSize = 6;
 
 // Ceres aborts on inconsistent input, so everything is checked here before a Problem exists.
 cvis_status ValidateProblem(const cvis_ba_problem& p, const cvis_ba_options& o) {
@@ -305,19 +309,25 @@ cvis_status BundleAdjust(cvis_ba_problem& p, const cvis_ba_pose_priors* priors, 
     }
   }
 
-  // Gauge and calibration: only blocks that are in the problem may be marked.
+  // Gauge and calibration: only blocks that are in the problem may be marked. Every block of
+  // the reduced system keeps a tangent of kPoseTangentSize where it can, so that Ceres takes
+  // its fixed-size Schur eliminator (see PaddedSubsetManifold).
   for (int32_t i = 0; i < p.num_cameras; ++i) {
-    if (camera_used[i] && !camera_fixed[i].empty()) {
-      problem.SetManifold(p.camera_params + size_t(i) * CVIS_CAMERA_PARAMS_STRIDE,
-                          new ceres::SubsetManifold(CameraModelNumParams(p.camera_models[i]),
-                                                    camera_fixed[i]));
+    if (!camera_used[i]) continue;
+    const int num_params = CameraModelNumParams(p.camera_models[i]);
+    const int num_free = num_params - int(camera_fixed[i].size());
+    double* block = p.camera_params + size_t(i) * CVIS_CAMERA_PARAMS_STRIDE;
+    if (num_free < kPoseTangentSize) {
+      problem.SetManifold(block, new PaddedSubsetManifold(num_params, camera_fixed[i], kPoseTangentSize));
+    } else if (!camera_fixed[i].empty()) {
+      problem.SetManifold(block, new ceres::SubsetManifold(num_params, camera_fixed[i]));
     }
   }
   for (int32_t i = 0; i < p.num_images; ++i) {
     if (image_used[i] && p.pose_mode[i] >= 0) {
       // Rotation and translation share one block: translation coordinate c is entry 3 + c.
       problem.SetManifold(p.image_poses + size_t(i) * 6,
-                          new ceres::SubsetManifold(6, {3 + p.pose_mode[i]}));
+                          new PaddedSubsetManifold(6, {3 + p.pose_mode[i]}, kPoseTangentSize));
     }
   }
   if (p.point_constant) {

@@ -29,9 +29,6 @@ class PaddedSubsetManifold final : public ceres::Manifold {
     }
   }
 
-  /// The number of coordinates that move.
-  int NumFree() const { return int(free_.size()); }
-
   int AmbientSize() const override { return ambient_size_; }
   int TangentSize() const override { return tangent_size_; }
 

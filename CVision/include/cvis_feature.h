@@ -69,6 +69,8 @@ int32_t cvis_features_image_height(const cvis_features* features);
 /* count x 4 floats: x, y (pixels in the full-size upright image), scale (pixels), orientation
  * (radians). Owned by the handle. */
 const float* cvis_features_keypoints(const cvis_features* features);
+/* count x 128 floats: the descriptors, unit length. Owned by the handle. */
+const float* cvis_features_descriptors(const cvis_features* features);
 /* count x 3 bytes: RGB sampled at each keypoint. Owned by the handle. */
 const uint8_t* cvis_features_colors(const cvis_features* features);
 /* Sharpness of the image the features came from: mean squared gradient magnitude (intensity in

@@ -41,6 +41,77 @@ final class GuidedMatchingTests: XCTestCase {
         }
     }
 
+    /// A band wider than the image admits every pair of keypoints: guided matching is then
+    /// plain matching, computed by blocks of the grid instead of one product.
+    func testBandWiderThanTheImageIsPlainMatching() throws {
+        let directory = try makeBridgeTestDirectory(self)
+        let url1 = directory.appendingPathComponent("1.pgm"), url2 = directory.appendingPathComponent("2.pgm")
+        try view(shift: 0).writePGM(to: url1)
+        try view(shift: 41).writePGM(to: url2)
+        let first = try FeatureSet.extract(imageURL: url1), second = try FeatureSet.extract(imageURL: url2)
+        for crossCheck in [true, false] {
+            var options = MatchOptions()
+            options.crossCheck = crossCheck
+            let plain = try DescriptorMatcher.match(first, second, options: options).map { SIMD2($0.index1, $0.index2) }
+            let guided = try DescriptorMatcher.matchGuided(first, second, fundamental: [0, 0, 0, 0, 0, -1, 0, 1, 0],
+                                                           maxErrorPx: 1e5, options: options).map { SIMD2($0.index1, $0.index2) }
+            XCTAssertGreaterThan(plain.count, 50)
+            XCTAssertEqual(Set(guided), Set(plain), "cross check \(crossCheck)")
+        }
+    }
+
+    /// The blocked band against its definition, written out pair by pair: a slanted F (lines
+    /// through an epipole left of the image), the two-sided band test, the ratio test and the
+    /// mutual check among the candidates.
+    func testBlockedBandEqualsItsDefinition() throws {
+        let directory = try makeBridgeTestDirectory(self)
+        let url1 = directory.appendingPathComponent("1.pgm"), url2 = directory.appendingPathComponent("2.pgm")
+        try view(shift: 0).writePGM(to: url1)
+        try view(shift: 17).writePGM(to: url2)
+        let first = try FeatureSet.extract(imageURL: url1), second = try FeatureSet.extract(imageURL: url2)
+        // Epipoles at (-900, 200) in both images: lines fan out across the rows.
+        let e = SIMD3<Double>(-900, 200, 1)
+        let f = [0, -e.z, e.y, e.z, 0, -e.x, -e.y, e.x, 0]  // [e]x: x2^T [e]x x1 = det(x2, e, x1)
+        let band = 6.0
+        let guided = try DescriptorMatcher.matchGuided(first, second, fundamental: f, maxErrorPx: band)
+            .map { SIMD2($0.index1, $0.index2) }
+
+        func distance(_ l: SIMD3<Double>, _ p: SIMD4<Float>) -> Double {
+            abs(l.x * Double(p.x) + l.y * Double(p.y) + l.z) / hypot(l.x, l.y)
+        }
+        let a = (0..<first.count).map { first.keypoint(at: $0) }, b = (0..<second.count).map { second.keypoint(at: $0) }
+        let da = (0..<first.count).map { first.descriptor(at: $0) }, db = (0..<second.count).map { second.descriptor(at: $0) }
+        var bestOfA = [(Float, Float, Int)](repeating: (-2, -2, -1), count: a.count)
+        var bestOfB = [(Float, Float, Int)](repeating: (-2, -2, -1), count: b.count)
+        func offer(_ t: inout (Float, Float, Int), _ v: Float, _ k: Int) {
+            if v > t.0 { t = (v, t.0, k) } else if v > t.1 { t.1 = v }
+        }
+        for i in a.indices {
+            let x = SIMD3(Double(a[i].x), Double(a[i].y), 1)
+            let inB = SIMD3(f[0] * x.x + f[1] * x.y + f[2], f[3] * x.x + f[4] * x.y + f[5], f[6] * x.x + f[7] * x.y + f[8])
+            for j in b.indices {
+                let y = SIMD3(Double(b[j].x), Double(b[j].y), 1)
+                let inA = SIMD3(f[0] * y.x + f[3] * y.y + f[6], f[1] * y.x + f[4] * y.y + f[7], f[2] * y.x + f[5] * y.y + f[8])
+                guard distance(inB, b[j]) <= band, distance(inA, a[i]) <= band else { continue }
+                let similarity = zip(da[i], db[j]).reduce(Float(0)) { $0 + $1.0 * $1.1 }
+                offer(&bestOfA[i], similarity, j)
+                offer(&bestOfB[j], similarity, i)
+            }
+        }
+        func passes(_ t: (Float, Float, Int)) -> Bool {
+            t.2 >= 0 && acos(min(t.0, 1)) <= 0.7 && acos(min(t.0, 1)) < 0.8 * acos(max(min(t.1, 1), -1))
+        }
+        let reference = a.indices.compactMap { i -> SIMD2<Int32>? in
+            let j = bestOfA[i].2
+            guard passes(bestOfA[i]), bestOfB[j].2 == i, passes(bestOfB[j]) else { return nil }
+            return SIMD2(Int32(i), Int32(j))
+        }
+        XCTAssertGreaterThan(reference.count, 100)
+        // Float sums in another order may flip a near tie: at most 1 in 100 differs.
+        let common = Set(reference).intersection(guided).count
+        XCTAssertGreaterThanOrEqual(Double(common), 0.99 * Double(max(reference.count, guided.count)))
+    }
+
     func testBadArgumentsThrow() throws {
         let directory = try makeBridgeTestDirectory(self)
         let url = directory.appendingPathComponent("1.pgm")

@@ -33,6 +33,9 @@ extern "C" int32_t cvis_features_image_height(const cvis_features* f) {
 extern "C" const float* cvis_features_keypoints(const cvis_features* f) {
   return f ? f->keypoints.data() : nullptr;
 }
+extern "C" const float* cvis_features_descriptors(const cvis_features* f) {
+  return f ? f->descriptors.data() : nullptr;
+}
 extern "C" const uint8_t* cvis_features_colors(const cvis_features* f) {
   return f ? f->colors.data() : nullptr;
 }

@@ -1,12 +1,18 @@
-// Guided matching (cvis_guided_matching.h). A pair verified from a few dozen matches already
-// knows its epipolar geometry; restricting each keypoint's candidates to the band around its
-// epipolar line lets the ratio test compare a descriptor only with its geometric rivals, so
-// matches that lost to a look-alike elsewhere in the image come back (weak texture, foliage,
-// video frames far apart). Candidates come from an exact band test over all keypoint pairs —
-// three multiply-adds each — and only they pay for a descriptor comparison.
+// Guided matching (cvis_guided_matching.h). A pair whose epipolar geometry is known — verified
+// from a few dozen matches, or predicted by pose priors — restricts each keypoint's candidates
+// to the band around its epipolar line, so the ratio test compares a descriptor only with its
+// geometric rivals: matches that lost to a look-alike elsewhere in the image come back (weak
+// texture, foliage, video frames far apart), and the pair costs a fraction of the full product.
+//
+// The keypoints of a are binned into a grid; each cell gathers the keypoints of b whose
+// epipolar line in a passes within the band of the cell's bounding box (a superset of every
+// candidate of the cell's keypoints), and one GEMM of the two gathered descriptor blocks gives
+// their similarities, of which only the pairs passing the exact two-sided band test count.
 #include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "../../include/cvis_guided_matching.h"
 #include "../util/status.h"
@@ -15,32 +21,51 @@
 namespace cvis {
 namespace {
 
-struct Candidate {
-  int32_t other;
-  float distance;  // angle between unit descriptors
-};
+constexpr int kDim = cvis_features::kDescriptorDim;
 
-float DescriptorAngle(const float* x, const float* y) {
-  float dot = 0.0f;
-  for (int k = 0; k < cvis_features::kDescriptorDim; ++k) dot += x[k] * y[k];
-  return std::acos(std::clamp(dot, -1.0f, 1.0f));
-}
+// Keypoints of a per grid cell on average: enough columns for an efficient GEMM, few enough
+// that the cell's box stays small against the band.
+constexpr double kKeypointsPerCell = 64.0;
 
-// The best candidate when it passes the distance limit and the ratio test against the second.
-int32_t BestPassing(const std::vector<Candidate>& candidates, float max_ratio, float max_distance) {
-  float best = INFINITY, second = INFINITY;
+// Best and second-best similarity (dot product of unit descriptors) among one keypoint's
+// candidates, and the best's index.
+struct Nearest {
+  float best = -2.0f;
+  float second = -2.0f;
   int32_t index = -1;
-  for (const Candidate& c : candidates) {
-    if (c.distance < best) {
+
+  void Offer(float value, int32_t other) {
+    if (value <= second) return;
+    if (value > best) {
       second = best;
-      best = c.distance;
-      index = c.other;
-    } else if (c.distance < second) {
-      second = c.distance;
+      best = value;
+      index = other;
+    } else {
+      second = value;
     }
   }
-  if (index < 0 || best > max_distance) return -1;
-  return (std::isinf(second) || best < max_ratio * second) ? index : -1;
+};
+
+// COLMAP semantics on angles acos(dot): the best under max_distance and best < max_ratio *
+// second; a keypoint with a single candidate passes the ratio test (its second is at pi).
+bool Passes(const Nearest& nearest, float max_ratio, float max_distance) {
+  if (nearest.index < 0) return false;
+  const float best = std::acos(std::clamp(nearest.best, -1.0f, 1.0f));
+  const float second = std::acos(std::clamp(nearest.second, -1.0f, 1.0f));
+  return best <= max_distance && best < max_ratio * second;
+}
+
+// A line l0 x + l1 y + l2 = 0 scaled to unit normal, so evaluating it gives signed pixels.
+struct Line {
+  double l0 = 0, l1 = 0, l2 = 0;
+  double At(double x, double y) const { return l0 * x + l1 * y + l2; }
+};
+
+Line Normalised(double l0, double l1, double l2) {
+  const double n = std::hypot(l0, l1);
+  // A point at an epipole has no line: it is within the band of nothing.
+  if (!(n > 0)) return {0, 0, HUGE_VAL};
+  return {l0 / n, l1 / n, l2 / n};
 }
 
 }  // namespace
@@ -67,48 +92,121 @@ extern "C" cvis_status cvis_match_features_guided(const cvis_features* a, const 
     if (count_a == 0 || count_b == 0) return CVIS_OK;
     if (matches == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_match_features_guided: null output");
     const double* F = fundamental;
+    const float* key_a = a->keypoints.data();
+    const float* key_b = b->keypoints.data();
 
-    // Epipolar lines: F x_a in image b and F^T x_b in image a, scaled so that the residual
-    // x_b^T F x_a divided by a line's scale is the point's distance to it in pixels.
-    std::vector<double> line_b(3 * size_t(count_a)), inverse_norm_b(count_a);
+    // Epipolar lines: F x_a in image b and F^T x_b in image a, in signed pixels.
+    std::vector<Line> line_in_b(count_a), line_in_a(count_b);
     for (int32_t i = 0; i < count_a; ++i) {
-      const double x = a->keypoints[4 * i], y = a->keypoints[4 * i + 1];
-      for (int r = 0; r < 3; ++r) line_b[3 * i + r] = F[3 * r] * x + F[3 * r + 1] * y + F[3 * r + 2];
-      const double n = std::hypot(line_b[3 * i], line_b[3 * i + 1]);
-      inverse_norm_b[i] = n > 0 ? 1.0 / n : 0.0;
+      const double x = key_a[4 * i], y = key_a[4 * i + 1];
+      line_in_b[i] = Normalised(F[0] * x + F[1] * y + F[2], F[3] * x + F[4] * y + F[5],
+                                F[6] * x + F[7] * y + F[8]);
     }
-    std::vector<double> inverse_norm_a(count_b);
     for (int32_t j = 0; j < count_b; ++j) {
-      const double x = b->keypoints[4 * j], y = b->keypoints[4 * j + 1];
-      const double lx = F[0] * x + F[3] * y + F[6], ly = F[1] * x + F[4] * y + F[7];
-      const double n = std::hypot(lx, ly);
-      inverse_norm_a[j] = n > 0 ? 1.0 / n : 0.0;
+      const double x = key_b[4 * j], y = key_b[4 * j + 1];
+      line_in_a[j] = Normalised(F[0] * x + F[3] * y + F[6], F[1] * x + F[4] * y + F[7],
+                                F[2] * x + F[5] * y + F[8]);
     }
 
-    std::vector<std::vector<Candidate>> of_a(count_a), of_b(count_b);
+    // Grid over a's keypoints (their own extent, not the image's).
+    double min_x = HUGE_VAL, min_y = HUGE_VAL, max_x = -HUGE_VAL, max_y = -HUGE_VAL;
     for (int32_t i = 0; i < count_a; ++i) {
-      const double l0 = line_b[3 * i], l1 = line_b[3 * i + 1], l2 = line_b[3 * i + 2];
-      const double limit_b = max_error_px / std::max(inverse_norm_b[i], 1e-300);
-      const float* da = &a->descriptors[size_t(i) * cvis_features::kDescriptorDim];
+      min_x = std::min<double>(min_x, key_a[4 * i]);
+      max_x = std::max<double>(max_x, key_a[4 * i]);
+      min_y = std::min<double>(min_y, key_a[4 * i + 1]);
+      max_y = std::max<double>(max_y, key_a[4 * i + 1]);
+    }
+    const double width = std::max(max_x - min_x, 1.0), height = std::max(max_y - min_y, 1.0);
+    const double cell = std::sqrt(width * height * kKeypointsPerCell / count_a);
+    const int columns = std::max(1, int(std::ceil(width / cell))), rows = std::max(1, int(std::ceil(height / cell)));
+    std::vector<std::vector<int32_t>> cells(size_t(columns) * rows);
+    for (int32_t i = 0; i < count_a; ++i) {
+      const int cx = std::min(columns - 1, int((key_a[4 * i] - min_x) / cell));
+      const int cy = std::min(rows - 1, int((key_a[4 * i + 1] - min_y) / cell));
+      cells[size_t(cy) * columns + cx].push_back(i);
+    }
+
+    std::vector<Nearest> nearest_of_a(count_a), nearest_of_b(count_b);
+    std::vector<int32_t> candidates;
+    Eigen::Matrix<float, kDim, Eigen::Dynamic> block_a, block_b;
+    Eigen::MatrixXf similarity;
+    for (const std::vector<int32_t>& members : cells) {
+      if (members.empty()) continue;
+      float box_x0 = HUGE_VALF, box_y0 = HUGE_VALF, box_x1 = -HUGE_VALF, box_y1 = -HUGE_VALF;
+      for (int32_t i : members) {
+        box_x0 = std::min(box_x0, key_a[4 * i]);
+        box_x1 = std::max(box_x1, key_a[4 * i]);
+        box_y0 = std::min(box_y0, key_a[4 * i + 1]);
+        box_y1 = std::max(box_y1, key_a[4 * i + 1]);
+      }
+      // b's line in a passes within the band of the box when its signed distances at the
+      // corners are not all beyond the band on one side.
+      candidates.clear();
       for (int32_t j = 0; j < count_b; ++j) {
-        const double residual = std::fabs(l0 * b->keypoints[4 * j] + l1 * b->keypoints[4 * j + 1] + l2);
-        if (residual > limit_b || residual * inverse_norm_a[j] > max_error_px) continue;
-        const float distance =
-            DescriptorAngle(da, &b->descriptors[size_t(j) * cvis_features::kDescriptorDim]);
-        of_a[i].push_back({j, distance});
-        of_b[j].push_back({i, distance});
+        const Line& l = line_in_a[j];
+        const double d0 = l.At(box_x0, box_y0), d1 = l.At(box_x1, box_y0);
+        const double d2 = l.At(box_x0, box_y1), d3 = l.At(box_x1, box_y1);
+        const double low = std::min(std::min(d0, d1), std::min(d2, d3));
+        const double high = std::max(std::max(d0, d1), std::max(d2, d3));
+        if (low <= max_error_px && high >= -max_error_px) candidates.push_back(j);
+      }
+      if (candidates.empty()) continue;
+      block_a.resize(kDim, Eigen::Index(members.size()));
+      for (size_t c = 0; c < members.size(); ++c) {
+        std::copy_n(&a->descriptors[size_t(members[c]) * kDim], kDim, block_a.col(Eigen::Index(c)).data());
+      }
+      block_b.resize(kDim, Eigen::Index(candidates.size()));
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        std::copy_n(&b->descriptors[size_t(candidates[c]) * kDim], kDim, block_b.col(Eigen::Index(c)).data());
+      }
+      similarity.noalias() = block_b.transpose() * block_a;  // candidates x members, column-major
+      for (size_t c = 0; c < members.size(); ++c) {
+        const int32_t i = members[c];
+        const double xa = key_a[4 * i], ya = key_a[4 * i + 1];
+        const Line& in_b = line_in_b[i];
+        const float* column = similarity.col(Eigen::Index(c)).data();
+        Nearest& forward = nearest_of_a[i];
+        for (size_t r = 0; r < candidates.size(); ++r) {
+          const float value = column[r];
+          const int32_t j = candidates[r];
+          Nearest& backward = nearest_of_b[j];
+          // Most similarities lose to both sides' second best already: only the rest pay for
+          // the exact band test.
+          if (value <= forward.second && value <= backward.second) continue;
+          if (std::fabs(in_b.At(key_b[4 * j], key_b[4 * j + 1])) > max_error_px ||
+              std::fabs(line_in_a[j].At(xa, ya)) > max_error_px) {
+            continue;
+          }
+          forward.Offer(value, j);
+          backward.Offer(value, i);
+        }
       }
     }
-    int32_t n = 0;
+
+    // Without the mutual check several a may pick the same b: each b keeps its most similar a,
+    // which also bounds the count by min(count_a, count_b).
+    std::vector<int32_t> owner(count_b, -1);
     for (int32_t i = 0; i < count_a; ++i) {
-      const int32_t j = BestPassing(of_a[i], options.max_ratio, options.max_distance);
-      if (j < 0) continue;
-      if (options.cross_check && BestPassing(of_b[j], options.max_ratio, options.max_distance) != i) continue;
-      matches[2 * n] = i;
-      matches[2 * n + 1] = j;
-      ++n;
+      const Nearest& forward = nearest_of_a[i];
+      if (!Passes(forward, options.max_ratio, options.max_distance)) continue;
+      const int32_t j = forward.index;
+      if (options.cross_check) {
+        if (nearest_of_b[j].index != i || !Passes(nearest_of_b[j], options.max_ratio, options.max_distance)) continue;
+        owner[j] = i;
+      } else if (owner[j] < 0 || nearest_of_a[owner[j]].best < forward.best) {
+        owner[j] = i;
+      }
     }
-    *num_matches = n;
+    int32_t written = 0;
+    for (int32_t i = 0; i < count_a; ++i) {
+      const int32_t j = nearest_of_a[i].index;
+      if (j >= 0 && owner[j] == i) {
+        matches[2 * written] = i;
+        matches[2 * written + 1] = j;
+        ++written;
+      }
+    }
+    *num_matches = written;
     return CVIS_OK;
   });
 }

@@ -151,6 +151,13 @@ public final class FeatureSet: @unchecked Sendable {
         return SIMD4(base[0], base[1], base[2], base[3])
     }
 
+    /// Descriptor `index`: 128 floats of unit length.
+    public func descriptor(at index: Int) -> [Float] {
+        precondition(index >= 0 && index < count, "descriptor index \(index) out of range")
+        let base = cvis_features_descriptors(handle)! + 128 * index
+        return Array(UnsafeBufferPointer(start: base, count: 128))
+    }
+
     /// All keypoints, as ``keypoint(at:)`` gives them.
     public var keypoints: [SIMD4<Float>] {
         let n = count

@@ -24,6 +24,8 @@ public struct MatchingOptions: Sendable {
     /// end it cost accuracy and merges (templeRing AUC@1 75.9 -> 70.9; pavilion-outer's largest
     /// model 41 -> 35 at 100).
     public var guidedMatchingBelowInliers = 0
+    /// Pairs chosen by pose priors are matched inside the band around the priors' epipolar lines.
+    public var priorGuidance = PriorGuidanceOptions()
     /// The second pass, once poses exist (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``).
     public var rematch = RematchOptions()
 
@@ -37,6 +39,7 @@ public struct MatchingOptions: Sendable {
         try staticFeatures.validate()
         try stillBackground.validate()
         try rematch.validate()
+        try priorGuidance.validate()
         if guidedMatchingBelowInliers < 0 {
             throw PipelineError.invalidOption("matching: guidedMatchingBelowInliers must be >= 0")
         }
@@ -108,8 +111,14 @@ public enum PairMatching {
                           selection.isSequence ? " + sequential" : "", seconds(since: start))
         }
         progress?.event(.pairsSelected, "pairs: \(selection.pairs.count) of \(features.count * (features.count - 1) / 2), \(how)")
+        var guidance: PriorGuidance?
+        if selection.strategy == .priors, let priorViews {
+            guidance = PriorGuidance.measure(pairs: selection.pairs, views: priorViews, features: features,
+                                             positions: features.map { $0.keypointPositions() }, calibration: calibration,
+                                             options: options, threads: threads)
+        }
         var result = try match(selection.pairs, features: features, calibration: calibration, staticFeatures: nil,
-                               options: options, threads: threads, progress: progress)
+                               options: options, threads: threads, progress: progress, guidance: guidance)
         result.strategy = selection.strategy
         return result
     }
@@ -163,18 +172,26 @@ public enum PairMatching {
     /// Putative matches, static features (detected unless given) and verification of `pairs`.
     static func match(_ pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
                       staticFeatures given: StaticFeatures?, options: MatchingOptions,
-                      threads: Int, progress: ProgressSink?) throws -> Result {
+                      threads: Int, progress: ProgressSink?, guidance: PriorGuidance? = nil) throws -> Result {
         // Keypoint positions and angles once per image, not once per pair.
         let positions = features.map { set in set.keypointPositions() }
         let angles = features.map { set in set.keypoints.map(\.w) }
         let counter = ProgressCounter(stage: "matching", total: 2 * pairs.count, sink: progress)
         let start = DispatchTime.now()
 
+        let guidance = guidance ?? .none(pairCount: pairs.count)
         let putativeSlots = ResultSlots<[SIMD2<Int32>]>(count: pairs.count)
         parallelFor(pairs.count, threads: threads) { p in
             let i = Int(pairs[p].x), j = Int(pairs[p].y)
-            putativeSlots[p] = (try? DescriptorMatcher.match(features[i], features[j], options: options.descriptors)
-                .map { SIMD2($0.index1, $0.index2) }) ?? []
+            if let given = guidance.putative[p] {
+                putativeSlots[p] = given
+            } else if let fundamental = guidance.fundamental[p], let band = guidance.bandPixels {
+                putativeSlots[p] = (try? DescriptorMatcher.matchGuided(features[i], features[j], fundamental: fundamental,
+                                                                      maxErrorPx: band, options: options.descriptors)
+                    .map { SIMD2($0.index1, $0.index2) }) ?? []
+            } else {
+                putativeSlots[p] = putativeMatches(i, j, features: features, options: options)
+            }
             counter.step()
         }
         try counter.checkCancelled()
@@ -196,11 +213,21 @@ public enum PairMatching {
         let expected = options.orientation.expectedTurns(pairs: pairs, turns: turns, numImages: features.count)
 
         let slots = ResultSlots<MatchGraph.Edge>(count: pairs.count)
+        let rematchedInFull = ResultSlots<Bool>(count: pairs.count)
         parallelFor(pairs.count, threads: threads) { p in
             let i = Int(pairs[p].x), j = Int(pairs[p].y)
             let matches = options.orientation.filter(moving[p], turns: turns[p], expected: expected[p])
-            if var edge = try? verify(i, j, matches: matches, positions: positions, calibration: calibration,
-                                      options: options) {
+            var edge = try? verify(i, j, matches: matches, positions: positions, calibration: calibration, options: options)
+            if edge == nil, guidance.bandPixels != nil, guidance.fundamental[p] != nil {
+                // The priors were wrong for this pair (or it does not overlap): the full product decides.
+                rematchedInFull[p] = true
+                let full = staticFeatures.filter(putativeMatches(i, j, features: features, options: options), first: i, second: j)
+                let fullTurns = options.orientation.isOn
+                    ? OrientationConsistency.turns(full, angles1: angles[i], angles2: angles[j]) : []
+                edge = try? verify(i, j, matches: options.orientation.filter(full, turns: fullTurns, expected: expected[p]),
+                                   positions: positions, calibration: calibration, options: options)
+            }
+            if var edge {
                 if edge.matches.count < options.guidedMatchingBelowInliers,
                    let guided = guide(edge, features: features, positions: positions, calibration: calibration,
                                       staticFeatures: staticFeatures, options: options) {
@@ -212,10 +239,22 @@ public enum PairMatching {
         }
         try counter.checkCancelled()
         let edges = slots.values.compactMap { $0 }
-        progress?.event(.matchingFinished, String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s",
-                              pairs.count, edges.count, putativeSeconds, seconds(since: start) - putativeSeconds))
+        var guided = ""
+        if let band = guidance.bandPixels {
+            let count = guidance.fundamental.compactMap { $0 }.count
+            guided = String(format: "; %d pairs in the priors' epipolar band of %.1f px (measured on %d pairs), %d of them re-matched in full",
+                            count, band, guidance.putative.count, rematchedInFull.values.compactMap { $0 }.count)
+        }
+        progress?.event(.matchingFinished, String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s%@",
+                              pairs.count, edges.count, putativeSeconds, seconds(since: start) - putativeSeconds, guided))
         return Result(graph: MatchGraph(numImages: features.count, edges: edges), staticFeatures: staticFeatures,
                       tried: Set(pairs.map { SIMD2(min($0.x, $0.y), max($0.x, $0.y)) }))
+    }
+
+    /// The putative matches of the pair (i, j) over all descriptors.
+    static func putativeMatches(_ i: Int, _ j: Int, features: [FeatureSet], options: MatchingOptions) -> [SIMD2<Int32>] {
+        (try? DescriptorMatcher.match(features[i], features[j], options: options.descriptors)
+            .map { SIMD2($0.index1, $0.index2) }) ?? []
     }
 
     /// Wall seconds since `start`.

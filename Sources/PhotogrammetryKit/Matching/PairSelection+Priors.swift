@@ -10,10 +10,14 @@ extension PairSelection {
         /// Half the image's width and height over the focal lengths: the tangents of the
         /// frustum's half-angles.
         public var halfTangents: SIMD2<Double>
+        /// The intrinsics the frustum comes from (pixels); nil when unknown, and the pair's
+        /// matching is then not guided by the priors.
+        public var calibration: Matrix3?
 
-        public init(camFromWorld: Rigid3, halfTangents: SIMD2<Double>) {
+        public init(camFromWorld: Rigid3, halfTangents: SIMD2<Double>, calibration: Matrix3? = nil) {
             self.camFromWorld = camFromWorld
             self.halfTangents = halfTangents
+            self.calibration = calibration
         }
 
         /// Whether a world point lies inside the view's frustum (in front of it).

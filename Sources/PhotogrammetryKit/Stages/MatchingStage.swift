@@ -84,8 +84,18 @@ public struct MatchingStage: CheckpointedStage {
             let camera = own ?? setup.cameras[setup.cameraOfImage[i].rawValue - 1]
             let f = camera.focalLengths
             return PairSelection.PriorView(camFromWorld: prior.camFromWorld,
-                                           halfTangents: SIMD2(Double(camera.width) / (2 * f.x), Double(camera.height) / (2 * f.y)))
+                                           halfTangents: SIMD2(Double(camera.width) / (2 * f.x), Double(camera.height) / (2 * f.y)),
+                                           calibration: Self.calibration(of: camera, forWidth: image.width, height: image.height))
         }
+    }
+
+    /// The camera's calibration matrix rescaled to an image of `width` x `height` (priors may
+    /// give the intrinsics of the sensor's full frame for smaller images).
+    static func calibration(of camera: Camera, forWidth width: Int, height: Int) -> Matrix3 {
+        let k = camera.calibrationMatrix
+        let sx = Double(width) / Double(camera.width), sy = Double(height) / Double(camera.height)
+        return Matrix3(rows: SIMD3(sx * k.rows.0.x, sx * k.rows.0.y, sx * k.rows.0.z),
+                       SIMD3(0, sy * k.rows.1.y, sy * k.rows.1.z), SIMD3(0, 0, 1))
     }
 
     /// What shows a fixed camera (a turntable), nil for a moving one.

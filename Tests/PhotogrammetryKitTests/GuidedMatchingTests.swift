@@ -16,12 +16,17 @@ final class GuidedMatchingTests: XCTestCase {
         return SyntheticGrayImage(width: 640, height: 480, pixels: pixels)
     }
 
-    func testEpipolarBandRecoversMatchesThatRepetitionHides() throws {
+    /// Features of the unshifted view and of the view shifted by `shift` px.
+    func features(shift: Int) throws -> (FeatureSet, FeatureSet) {
         let directory = try makeBridgeTestDirectory(self)
         let url1 = directory.appendingPathComponent("1.pgm"), url2 = directory.appendingPathComponent("2.pgm")
         try view(shift: 0).writePGM(to: url1)
-        try view(shift: 41).writePGM(to: url2)
-        let first = try FeatureSet.extract(imageURL: url1), second = try FeatureSet.extract(imageURL: url2)
+        try view(shift: shift).writePGM(to: url2)
+        return (try FeatureSet.extract(imageURL: url1), try FeatureSet.extract(imageURL: url2))
+    }
+
+    func testEpipolarBandRecoversMatchesThatRepetitionHides() throws {
+        let (first, second) = try features(shift: 41)
         let plain = try DescriptorMatcher.match(first, second)
         // Camera moved along x: x_b^T F x_a = y_a - y_b, the rows are the epipolar lines.
         let fundamental: [Double] = [0, 0, 0, 0, 0, -1, 0, 1, 0]
@@ -44,11 +49,7 @@ final class GuidedMatchingTests: XCTestCase {
     /// A band wider than the image admits every pair of keypoints: guided matching is then
     /// plain matching, computed by blocks of the grid instead of one product.
     func testBandWiderThanTheImageIsPlainMatching() throws {
-        let directory = try makeBridgeTestDirectory(self)
-        let url1 = directory.appendingPathComponent("1.pgm"), url2 = directory.appendingPathComponent("2.pgm")
-        try view(shift: 0).writePGM(to: url1)
-        try view(shift: 41).writePGM(to: url2)
-        let first = try FeatureSet.extract(imageURL: url1), second = try FeatureSet.extract(imageURL: url2)
+        let (first, second) = try features(shift: 41)
         for crossCheck in [true, false] {
             var options = MatchOptions()
             options.crossCheck = crossCheck
@@ -64,11 +65,7 @@ final class GuidedMatchingTests: XCTestCase {
     /// through an epipole left of the image), the two-sided band test, the ratio test and the
     /// mutual check among the candidates.
     func testBlockedBandEqualsItsDefinition() throws {
-        let directory = try makeBridgeTestDirectory(self)
-        let url1 = directory.appendingPathComponent("1.pgm"), url2 = directory.appendingPathComponent("2.pgm")
-        try view(shift: 0).writePGM(to: url1)
-        try view(shift: 17).writePGM(to: url2)
-        let first = try FeatureSet.extract(imageURL: url1), second = try FeatureSet.extract(imageURL: url2)
+        let (first, second) = try features(shift: 17)
         // Epipoles at (-900, 200) in both images: lines fan out across the rows.
         let e = SIMD3<Double>(-900, 200, 1)
         let f = [0, -e.z, e.y, e.z, 0, -e.x, -e.y, e.x, 0]  // [e]x: x2^T [e]x x1 = det(x2, e, x1)

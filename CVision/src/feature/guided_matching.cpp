@@ -17,6 +17,7 @@
 #include "../../include/cvis_guided_matching.h"
 #include "../util/status.h"
 #include "features.h"
+#include "nearest.h"
 
 namespace cvis {
 namespace {
@@ -26,34 +27,6 @@ constexpr int kDim = cvis_features::kDescriptorDim;
 // Keypoints of a per grid cell on average: enough columns for an efficient GEMM, few enough
 // that the cell's box stays small against the band.
 constexpr double kKeypointsPerCell = 64.0;
-
-// Best and second-best similarity (dot product of unit descriptors) among one keypoint's
-// candidates, and the best's index.
-struct Nearest {
-  float best = -2.0f;
-  float second = -2.0f;
-  int32_t index = -1;
-
-  void Offer(float value, int32_t other) {
-    if (value <= second) return;
-    if (value > best) {
-      second = best;
-      best = value;
-      index = other;
-    } else {
-      second = value;
-    }
-  }
-};
-
-// COLMAP semantics on angles acos(dot): the best under max_distance and best < max_ratio *
-// second; a keypoint with a single candidate passes the ratio test (its second is at pi).
-bool Passes(const Nearest& nearest, float max_ratio, float max_distance) {
-  if (nearest.index < 0) return false;
-  const float best = std::acos(std::clamp(nearest.best, -1.0f, 1.0f));
-  const float second = std::acos(std::clamp(nearest.second, -1.0f, 1.0f));
-  return best <= max_distance && best < max_ratio * second;
-}
 
 // A line l0 x + l1 y + l2 = 0 scaled to unit normal, so evaluating it gives signed pixels.
 struct Line {
@@ -183,29 +156,7 @@ extern "C" cvis_status cvis_match_features_guided(const cvis_features* a, const 
       }
     }
 
-    // Without the mutual check several a may pick the same b: each b keeps its most similar a,
-    // which also bounds the count by min(count_a, count_b).
-    std::vector<int32_t> owner(count_b, -1);
-    for (int32_t i = 0; i < count_a; ++i) {
-      const Nearest& forward = nearest_of_a[i];
-      if (!Passes(forward, options.max_ratio, options.max_distance)) continue;
-      const int32_t j = forward.index;
-      if (options.cross_check) {
-        if (nearest_of_b[j].index != i || !Passes(nearest_of_b[j], options.max_ratio, options.max_distance)) continue;
-        owner[j] = i;
-      } else if (owner[j] < 0 || nearest_of_a[owner[j]].best < forward.best) {
-        owner[j] = i;
-      }
-    }
-    int32_t written = 0;
-    for (int32_t i = 0; i < count_a; ++i) {
-      const int32_t j = nearest_of_a[i].index;
-      if (j >= 0 && owner[j] == i) {
-        matches[2 * written] = i;
-        matches[2 * written + 1] = j;
-        ++written;
-      }
-    }
+    const int32_t written = SelectMatches(nearest_of_a, nearest_of_b, options, matches);
     *num_matches = written;
     return CVIS_OK;
   });

@@ -12,6 +12,7 @@
 
 #include "../util/status.h"
 #include "features.h"
+#include "nearest.h"
 
 namespace cvis {
 namespace {
@@ -22,22 +23,6 @@ using DescriptorMap = Eigen::Map<const Eigen::Matrix<float, cvis_features::kDesc
 // Rows of a processed per GEMM: bounds the similarity block to 256 x count(b) floats (8 MB for
 // 8k features), small enough to stay friendly to the cache while the product stays efficient.
 constexpr int kBlockSize = 256;
-
-// Best and second-best similarity (dot product) seen for one descriptor, and the best's index.
-struct Nearest {
-  float best = -2.0f;
-  float second = -2.0f;
-  int32_t index = -1;
-};
-
-// COLMAP semantics: distances are angles acos(dot) between unit descriptors; a match needs the
-// best under max_distance and best < max_ratio * second best.
-bool PassesTests(const Nearest& nearest, float max_ratio, float max_distance) {
-  if (nearest.index < 0) return false;
-  const float best = std::acos(std::min(nearest.best, 1.0f));
-  const float second = std::acos(std::clamp(nearest.second, -1.0f, 1.0f));
-  return best <= max_distance && best < max_ratio * second;
-}
 
 }  // namespace
 }  // namespace cvis
@@ -104,32 +89,9 @@ extern "C" cvis_status cvis_match_features(const cvis_features* a, const cvis_fe
       }
     }
 
-    // Forward matches; without the mutual check several a may pick the same b, so each b keeps
-    // only its most similar a, which also bounds the count by min(count_a, count_b).
-    std::vector<int32_t> owner(count_b, -1);
-    for (int32_t i = 0; i < count_a; ++i) {
-      const Nearest& forward = nearest_in_b[i];
-      if (!PassesTests(forward, options.max_ratio, options.max_distance)) continue;
-      const int32_t j = forward.index;
-      if (options.cross_check) {
-        const Nearest backward{best_b[j], second_b[j], index_b[j]};
-        if (backward.index != i || !PassesTests(backward, options.max_ratio, options.max_distance)) {
-          continue;
-        }
-        owner[j] = i;
-      } else if (owner[j] < 0 || nearest_in_b[owner[j]].best < forward.best) {
-        owner[j] = i;
-      }
-    }
-    int32_t written = 0;
-    for (int32_t i = 0; i < count_a; ++i) {
-      const int32_t j = nearest_in_b[i].index;
-      if (j >= 0 && owner[j] == i) {
-        matches[2 * written] = i;
-        matches[2 * written + 1] = j;
-        ++written;
-      }
-    }
+    std::vector<Nearest> nearest_in_a(count_b);
+    for (int32_t j = 0; j < count_b; ++j) nearest_in_a[j] = Nearest{best_b[j], second_b[j], index_b[j]};
+    const int32_t written = SelectMatches(nearest_in_b, nearest_in_a, options, matches);
     *num_matches = written;
     return CVIS_OK;
   });

@@ -70,8 +70,7 @@ struct PriorGuidance {
         let distanceSlots = ResultSlots<[Double]>(count: sample.count)
         parallelFor(sample.count, threads: threads) { s in
             let p = sample[s], i = Int(pairs[p].x), j = Int(pairs[p].y)
-            let matches = (try? DescriptorMatcher.match(features[i], features[j], options: options.descriptors)
-                .map { SIMD2($0.index1, $0.index2) }) ?? []
+            let matches = PairMatching.putativeMatches(i, j, features: features, options: options)
             putativeSlots[s] = matches
             guard let edge = try? PairMatching.verify(i, j, matches: matches, positions: positions,
                                                       calibration: calibration, options: options),

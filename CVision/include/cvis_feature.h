@@ -57,6 +57,15 @@ cvis_status cvis_extract_features(const char* image_path, const char* mask_path,
                                   const cvis_rect* keep_rect, const cvis_sift_options* options,
                                   cvis_features** out);
 
+/* Finer features for an image whose features from cvis_extract_features (base, same image, mask
+ * and options) were too coarse to link it to its neighbours: SIFT on a working image twice the
+ * size base was detected at (a 640 px video frame is upsampled), at options->contrast_threshold,
+ * keeping only the keypoints finer than any base can hold (one octave further down), appended
+ * after base's keypoints, which keep their indices, up to options->max_features in all. */
+cvis_status cvis_extract_finer_features(const char* image_path, const char* mask_path,
+                                        const cvis_rect* keep_rect, const cvis_sift_options* options,
+                                        const cvis_features* base, cvis_features** out);
+
 /* Loads features written by cvis_features_save (a checkpoint). */
 cvis_status cvis_features_load(const char* path, cvis_features** out);
 cvis_status cvis_features_save(const cvis_features* features, const char* path);

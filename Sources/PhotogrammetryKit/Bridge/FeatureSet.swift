@@ -111,15 +111,33 @@ public final class FeatureSet: @unchecked Sendable {
         try options.validate()
         var cOptions = options.cOptions()
         var handle: OpaquePointer?
-        if let keepRect {
-            var rect = cvis_rect(
-                x: Double(keepRect.minX), y: Double(keepRect.minY),
-                width: Double(keepRect.width), height: Double(keepRect.height))
-            try check(cvis_extract_features(imageURL.path, maskURL?.path, &rect, &cOptions, &handle))
-        } else {
-            try check(cvis_extract_features(imageURL.path, maskURL?.path, nil, &cOptions, &handle))
+        try withRect(keepRect) { rect in
+            try check(cvis_extract_features(imageURL.path, maskURL?.path, rect, &cOptions, &handle))
         }
         return FeatureSet(handle: handle!)
+    }
+
+    /// These features with finer ones after them: SIFT one octave below the finest these hold
+    /// (the working image upsampled by 2), for an image whose features were too coarse to link
+    /// it. Keypoint `k` of `self` is keypoint `k` of the result; arguments as given to
+    /// ``extract(imageURL:maskURL:keepRect:options:)`` for `self`.
+    public func addingFinerFeatures(imageURL: URL, maskURL: URL? = nil, keepRect: CGRect? = nil,
+                                    options: SIFTOptions = SIFTOptions()) throws -> FeatureSet {
+        try options.validate()
+        var cOptions = options.cOptions()
+        var finer: OpaquePointer?
+        try Self.withRect(keepRect) { rect in
+            try check(cvis_extract_finer_features(imageURL.path, maskURL?.path, rect, &cOptions, handle, &finer))
+        }
+        return FeatureSet(handle: finer!)
+    }
+
+    /// Calls `body` with the keep-rectangle as the C core takes it (nil for none).
+    private static func withRect(_ keepRect: CGRect?, _ body: (UnsafePointer<cvis_rect>?) throws -> Void) throws {
+        guard let keepRect else { return try body(nil) }
+        var rect = cvis_rect(x: Double(keepRect.minX), y: Double(keepRect.minY),
+                             width: Double(keepRect.width), height: Double(keepRect.height))
+        try body(&rect)
     }
 
     /// Loads features written by ``save(to:)``.

@@ -141,6 +141,29 @@ public enum PairMatching {
         return result
     }
 
+    /// Matches and verifies `pairs` again with `features`, in which every image keeps its earlier
+    /// keypoints at their indices (``FeatureSet/addingFinerFeatures(imageURL:maskURL:keepRect:options:)``),
+    /// so that the other edges stay valid; a pair's new edge replaces its old one when it holds
+    /// more matches. Static features are those the first pass found.
+    public static func rematchWithFeatures(_ previous: Result, pairs: [SIMD2<Int32>], features: [FeatureSet],
+                                           calibration: [Matrix3?], options: MatchingOptions, threads: Int,
+                                           progress: ProgressSink?) throws -> Result {
+        let again = try match(pairs, features: features, calibration: calibration, staticFeatures: previous.staticFeatures,
+                              options: options, threads: threads, progress: progress)
+        var result = previous
+        var index = [SIMD2<Int>: Int]()
+        for (e, edge) in result.graph.edges.enumerated() { index[SIMD2(edge.first, edge.second)] = e }
+        for edge in again.graph.edges {
+            if let e = index[SIMD2(edge.first, edge.second)] {
+                if edge.matches.count > result.graph.edges[e].matches.count { result.graph.edges[e] = edge }
+            } else {
+                result.graph.edges.append(edge)
+            }
+        }
+        result.tried.formUnion(again.tried)
+        return result
+    }
+
     /// The second pass: transitive pairs of the verified graph and, given a model, spatial pairs of
     /// its registered cameras, matched and verified into the graph (``extend(_:pairs:features:calibration:options:threads:progress:)``).
     /// - Parameters:

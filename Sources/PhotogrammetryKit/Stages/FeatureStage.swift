@@ -127,6 +127,7 @@ public struct FeatureStage: CheckpointedStage {
         usable.images = output.kept.map { scene.capture.images[$0] }
         scene.usable = usable
         scene.features = features
+        scene.siftOptions = options.resolution.siftOptions(for: scene.capture, options.sift)
         try scene.requireUsableImages(usable.images, of: scene.capture, context)
     }
 

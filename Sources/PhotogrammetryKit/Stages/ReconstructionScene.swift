@@ -16,6 +16,8 @@ public final class ReconstructionScene {
     public var usable = Capture(imageRoot: URL(fileURLWithPath: "/"), root: URL(fileURLWithPath: "/"), images: [], rejected: [])
     /// Features of each image of `usable`.
     public var features: [FeatureSet] = []
+    /// The SIFT options the features were extracted with (after the resolution rule).
+    public var siftOptions = SIFTOptions()
     /// Cameras and which image uses which.
     public var setup: CameraSetup?
     /// The verified pairs (and the static features of a fixed camera).

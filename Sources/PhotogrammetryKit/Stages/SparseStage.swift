@@ -15,6 +15,8 @@ public struct SparseStage: CheckpointedStage {
         public var seed: UInt64 = 0
         /// Putting the models into the pose priors' frame, when the run has priors.
         public var priorAlignment = PriorAlignmentOptions()
+        /// Finer features for the images the largest model leaves out, and SfM again.
+        public var finerFeatures = FinerFeatures()
 
         public init() {}
 
@@ -23,7 +25,7 @@ public struct SparseStage: CheckpointedStage {
             mapper.numThreads = 1
             mapper.seed = seed
             return "mapper=\(StageKey.describe(mapper)) rematch=\(StageKey.describe(matching))"
-                + " rotations=\(StageKey.describe(rotations))"
+                + " rotations=\(StageKey.describe(rotations)) finer=\(StageKey.describe(finerFeatures))"
         }
 
         public func validate() throws {
@@ -31,6 +33,7 @@ public struct SparseStage: CheckpointedStage {
             try matching.validate()
             try priorAlignment.validate()
             try rotations.validate()
+            try finerFeatures.validate()
         }
     }
 
@@ -49,11 +52,14 @@ public struct SparseStage: CheckpointedStage {
     }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
-        guard let setup = scene.setup, let matching = scene.matching else { throw PipelineError.io("sparse: matching did not run") }
+        guard let setup = scene.setup, var matching = scene.matching else { throw PipelineError.io("sparse: matching did not run") }
         var firstSetup = setup
-        var models = try reconstruct(scene, matching.graph, &firstSetup, context)
+        var models = try reconstruct(scene, scene.features, matching, &firstSetup, context)
         if models[0].registeredImageIDs.count < scene.usable.images.count {
-            models = try secondPass(models, matching: matching, setup: setup, scene, context)
+            (models, matching) = try secondPass(models, matching: matching, setup: setup, scene, context)
+        }
+        if models[0].registeredImageIDs.count < scene.usable.images.count {
+            models = try finerFeaturesPass(models, matching: matching, setup: setup, scene, context)
         }
         guard let priors = scene.priors else { return Output(models: models) }
         var alignments: [PriorAlignment?] = []
@@ -114,9 +120,9 @@ public struct SparseStage: CheckpointedStage {
 
     /// Tracks, focal-length initialisation and incremental SfM (its poses checked against the
     /// view graph's rotations); every model, largest first.
-    func reconstruct(_ scene: ReconstructionScene, _ graph: MatchGraph, _ setup: inout CameraSetup,
-                     _ context: StageContext) throws -> [Reconstruction] {
-        let capture = scene.usable, features = scene.features
+    func reconstruct(_ scene: ReconstructionScene, _ features: [FeatureSet], _ matching: PairMatching.Result,
+                     _ setup: inout CameraSetup, _ context: StageContext) throws -> [Reconstruction] {
+        let capture = scene.usable, graph = matching.graph
         for (index, camera) in setup.cameras.enumerated() where setup.hasPrior[camera.id] != true {
             let scale = Double(max(camera.width, camera.height))
             if let f = FocalLengthEstimation.estimate(graph: graph, camera: camera, cameraOfImage: setup.cameraOfImage,
@@ -162,21 +168,21 @@ public struct SparseStage: CheckpointedStage {
 
     /// The second pass of stages 3 and 4: transitive and spatial pairs from the first model,
     /// matched and verified; when they add edges, SfM runs again on the larger graph and wins if
-    /// its largest model holds more images.
+    /// its largest model holds more images. Returns the models and the larger graph.
     func secondPass(_ first: [Reconstruction], matching: PairMatching.Result, setup: CameraSetup,
-                    _ scene: ReconstructionScene, _ context: StageContext) throws -> [Reconstruction] {
-        guard options.matching.rematch.transitive || options.matching.rematch.spatial else { return first }
+                    _ scene: ReconstructionScene, _ context: StageContext) throws -> ([Reconstruction], PairMatching.Result) {
+        guard options.matching.rematch.transitive || options.matching.rematch.spatial else { return (first, matching) }
         let rematched = try PairMatching.rematch(matching, reconstruction: first[0], features: scene.features,
                                                  calibration: setup.trustedCalibration(imageCount: scene.usable.images.count),
                                                  options: options.matching, threads: context.threads, progress: context.progress)
         let added = rematched.graph.edges.count - matching.graph.edges.count
-        guard added > 0 else { return first }
+        guard added > 0 else { return (first, rematched) }
         var retrySetup = setup
-        let retry = try reconstruct(scene, rematched.graph, &retrySetup, context)
+        let retry = try reconstruct(scene, scene.features, rematched, &retrySetup, context)
         let better = retry[0].registeredImageIDs.count > first[0].registeredImageIDs.count
         context.progress?.event(.secondPass, "second pass: \(added) new verified pairs; largest model \(retry[0].registeredImageIDs.count) images "
                                 + "against \(first[0].registeredImageIDs.count)" + (better ? ", kept" : ", first pass kept"))
-        return better ? retry : first
+        return (better ? retry : first, rematched)
     }
 }
 

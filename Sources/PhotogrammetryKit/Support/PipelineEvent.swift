@@ -31,6 +31,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case secondPass = 401
     case severalModels = 402
     case priorAlignment = 403
+    case finerFeatures = 404
     // 5xx diagnosis
     case lowAlignment = 500
     case incompleteCircle = 501
@@ -120,6 +121,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .secondPass: "SfM ran again on the graph of the second matching pass; which result was kept"
         case .severalModels: "the images make more than one model (`sparse-2/`, ...)"
         case .priorAlignment: "a model was put in the pose priors' frame: the similarity's scale, the cameras that agreed, the priors' spread"
+        case .finerFeatures: "images left out got finer features (one octave further down), with their partners; SfM ran again, and which result was kept"
         case .lowAlignment: "below 90 % of the usable images registered: texture, blur or overlap"
         case .incompleteCircle: "the cameras cover less than 300° of azimuth: walk the rest of the circle"
         case .singleRing: "less than 15° of elevation spread: add a higher or lower ring"

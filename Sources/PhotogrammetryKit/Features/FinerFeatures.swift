@@ -29,8 +29,14 @@ public struct FinerFeatures: Sendable, Equatable {
 
     /// The SIFT options of the finer octave for an image whose features `base` are.
     public func siftOptions(_ options: SIFTOptions, base: FeatureSet) -> SIFTOptions {
+        siftOptions(options, baseThreshold: base.contrastThreshold)
+    }
+
+    /// The SIFT options of the finer octave for an image detected at `baseThreshold`: that
+    /// threshold times ``contrastFactor``, never below the options' floor.
+    public func siftOptions(_ options: SIFTOptions, baseThreshold: Double) -> SIFTOptions {
         var finer = options
-        finer.contrastThreshold = max(options.minContrastThreshold, contrastFactor * base.contrastThreshold)
+        finer.contrastThreshold = max(options.minContrastThreshold, contrastFactor * baseThreshold)
         return finer
     }
 

@@ -172,10 +172,15 @@ extern "C" void cvis_sift_options_default(cvis_sift_options* options) {
 namespace cvis {
 namespace {
 
-bool ValidOptions(const cvis_sift_options& options) {
-  return options.max_features > 0 && options.max_image_size >= 16 && options.contrast_threshold > 0 &&
-         options.edge_threshold > 0 && options.min_features >= 0 && options.min_contrast_threshold > 0 &&
-         options.affine_max_tilt >= 0 && options.affine_max_tilt <= 8 && options.alpha_margin >= 0;
+// The options given (the defaults for null), checked: an entry point's common start.
+cvis_status ResolveOptions(const char* image_path, const cvis_sift_options* given, cvis_sift_options* options) {
+  cvis_sift_options_default(options);
+  if (given != nullptr) *options = *given;
+  const bool valid = options->max_features > 0 && options->max_image_size >= 16 &&
+                     options->contrast_threshold > 0 && options->edge_threshold > 0 &&
+                     options->min_features >= 0 && options->min_contrast_threshold > 0 &&
+                     options->affine_max_tilt >= 0 && options->affine_max_tilt <= 8 && options->alpha_margin >= 0;
+  return valid ? CVIS_OK : Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(image_path), ": invalid SIFT options"));
 }
 
 // The finest keypoint scale (sigma, in working pixels) OpenCV's SIFT reports: octave -1 (its
@@ -350,9 +355,7 @@ extern "C" cvis_status cvis_extract_features(const char* image_path, const char*
     }
     *out = nullptr;
     cvis_sift_options options;
-    cvis_sift_options_default(&options);
-    if (options_in != nullptr) options = *options_in;
-    if (!ValidOptions(options)) return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(image_path), ": invalid SIFT options"));
+    if (cvis_status status = ResolveOptions(image_path, options_in, &options); status != CVIS_OK) return status;
     return Extract(image_path, mask_path, keep_rect, options, Sampling(), out);
   });
 }
@@ -368,9 +371,7 @@ extern "C" cvis_status cvis_extract_finer_features(const char* image_path, const
     }
     *out = nullptr;
     cvis_sift_options options;
-    cvis_sift_options_default(&options);
-    if (options_in != nullptr) options = *options_in;
-    if (!ValidOptions(options)) return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(image_path), ": invalid SIFT options"));
+    if (cvis_status status = ResolveOptions(image_path, options_in, &options); status != CVIS_OK) return status;
     // The finest sigma the base detection can hold, in full-size pixels: its working image is
     // max_image_size on the longer side at most.
     const double base_pixel = std::max(1.0, double(std::max(base->image_width, base->image_height)) /

@@ -33,7 +33,7 @@ public final class IncrementalMapper {
     /// How many images were registered at their sequence's speed.
     public var numRegisteredByMotion: Int { registeredByMotion.count }
     /// Whether the images are a sequence (``MapperOptions/motionPriorSequenceFraction``).
-    lazy var isSequence = graph.consecutiveFraction >= options.motionPriorSequenceFraction
+    lazy var isSequence = options.isSequence(graph)
     /// Each image's pose prior (cam_from_world in the priors' frame), or nil for none: images PnP
     /// and pairs cannot register may join at their prior (``registerFromPrior()``).
     public var priorPoses: [Rigid3?]?

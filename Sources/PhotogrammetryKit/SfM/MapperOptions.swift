@@ -182,3 +182,11 @@ extension MapperOptions {
         return ba
     }
 }
+
+extension MapperOptions {
+    /// Whether the images of `graph` are a sequence (``motionPriorSequenceFraction`` of
+    /// consecutive frames verified).
+    public func isSequence(_ graph: MatchGraph) -> Bool {
+        graph.consecutiveFraction >= motionPriorSequenceFraction
+    }
+}

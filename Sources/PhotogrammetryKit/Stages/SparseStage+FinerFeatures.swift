@@ -9,7 +9,7 @@ extension SparseStage {
         let count = scene.usable.images.count
         let registered = Set(current[0].registeredImageIDs.map { $0.rawValue - 1 })
         let leftOut = (0..<count).filter { !registered.contains($0) }
-        let isSequence = matching.graph.consecutiveFraction >= options.mapper.motionPriorSequenceFraction
+        let isSequence = options.mapper.isSequence(matching.graph)
         let chosen = options.finerFeatures.images(leftOut: leftOut, graph: matching.graph, isSequence: isSequence)
         guard !chosen.isEmpty else { return current }
 
@@ -45,7 +45,7 @@ extension SparseStage {
             trace("finer features: pair \(edge.first)-\(edge.second) matches \(old) -> \(edge.matches.count)")
         }
         var retrySetup = setup
-        let retry = try reconstruct(scene, features, rematched, &retrySetup, context)
+        let retry = try reconstruct(scene, features, rematched.graph, &retrySetup, context)
         let before = current[0].registeredImageIDs.count, after = retry[0].registeredImageIDs.count
         context.progress?.event(.finerFeatures, String(
             format: "finer features: %d left out, %d images (%d keypoints added), %d pairs matched again in %.1f s; "

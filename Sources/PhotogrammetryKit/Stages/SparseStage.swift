@@ -54,7 +54,7 @@ public struct SparseStage: CheckpointedStage {
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         guard let setup = scene.setup, var matching = scene.matching else { throw PipelineError.io("sparse: matching did not run") }
         var firstSetup = setup
-        var models = try reconstruct(scene, scene.features, matching, &firstSetup, context)
+        var models = try reconstruct(scene, scene.features, matching.graph, &firstSetup, context)
         if models[0].registeredImageIDs.count < scene.usable.images.count {
             (models, matching) = try secondPass(models, matching: matching, setup: setup, scene, context)
         }
@@ -120,9 +120,9 @@ public struct SparseStage: CheckpointedStage {
 
     /// Tracks, focal-length initialisation and incremental SfM (its poses checked against the
     /// view graph's rotations); every model, largest first.
-    func reconstruct(_ scene: ReconstructionScene, _ features: [FeatureSet], _ matching: PairMatching.Result,
+    func reconstruct(_ scene: ReconstructionScene, _ features: [FeatureSet], _ graph: MatchGraph,
                      _ setup: inout CameraSetup, _ context: StageContext) throws -> [Reconstruction] {
-        let capture = scene.usable, graph = matching.graph
+        let capture = scene.usable
         for (index, camera) in setup.cameras.enumerated() where setup.hasPrior[camera.id] != true {
             let scale = Double(max(camera.width, camera.height))
             if let f = FocalLengthEstimation.estimate(graph: graph, camera: camera, cameraOfImage: setup.cameraOfImage,
@@ -178,7 +178,7 @@ public struct SparseStage: CheckpointedStage {
         let added = rematched.graph.edges.count - matching.graph.edges.count
         guard added > 0 else { return (first, rematched) }
         var retrySetup = setup
-        let retry = try reconstruct(scene, scene.features, rematched, &retrySetup, context)
+        let retry = try reconstruct(scene, scene.features, rematched.graph, &retrySetup, context)
         let better = retry[0].registeredImageIDs.count > first[0].registeredImageIDs.count
         context.progress?.event(.secondPass, "second pass: \(added) new verified pairs; largest model \(retry[0].registeredImageIDs.count) images "
                                 + "against \(first[0].registeredImageIDs.count)" + (better ? ", kept" : ", first pass kept"))

@@ -31,10 +31,11 @@ const char* cvis_mesh_version_string(void);
 typedef struct cvis_mesh_cloud cvis_mesh_cloud;
 
 /* Copies num_points x 3 points and normals (required: Poisson needs oriented points) and
- * optional colours (NULL: grey). CVIS_NOT_ENOUGH_DATA below 16 points; CVIS_INVALID_ARGUMENT
- * for a non-finite coordinate or a zero normal. */
+ * optional colours (NULL: grey), only those inside box (min x y z, then max x y z; NULL keeps
+ * every point). CVIS_NOT_ENOUGH_DATA below 16 points kept; CVIS_INVALID_ARGUMENT for a
+ * non-finite coordinate or a zero normal. */
 cvis_status cvis_mesh_cloud_create(int64_t num_points, const float* points, const float* normals,
-                                   const uint8_t* colors, cvis_mesh_cloud** out);
+                                   const uint8_t* colors, const double* box, cvis_mesh_cloud** out);
 void cvis_mesh_cloud_destroy(cvis_mesh_cloud* cloud);
 int64_t cvis_mesh_cloud_num_points(const cvis_mesh_cloud* cloud);
 /* The median distance from a point to its nearest neighbour (over a seeded sample of at most
@@ -106,7 +107,7 @@ typedef struct cvis_trim_options {
                                   of the mesh's own densities go (0: off) ... */
   double density_median_ratio; /* default 0.5: ... when also below this fraction of the median
                                   density, so that an evenly sampled surface loses nothing */
-  double max_distance_spacings;/* default 10 (0: off): triangles whose centroid is farther from the
+  double max_distance_spacings;/* default 2 (0: off): triangles whose centroid is farther from the
                                   nearest cloud point than this many times the reference
                                   length (the larger of the cloud's median spacing and the
                                   Poisson cell size) go */

@@ -43,39 +43,45 @@ double MedianSpacing(const cvis_mesh_cloud& cloud) {
 
 extern "C" cvis_status cvis_mesh_cloud_create(int64_t num_points, const float* points,
                                               const float* normals, const uint8_t* colors,
-                                              cvis_mesh_cloud** out) {
+                                              const double* box, cvis_mesh_cloud** out) {
   using namespace cvis_mesh_core;
   return Guard([&] {
     if (out == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_mesh_cloud_create: null argument");
     *out = nullptr;
-    if (num_points < 16) {
-      return Fail(CVIS_NOT_ENOUGH_DATA, Str(num_points, " points: a surface needs at least 16"));
-    }
-    if (points == nullptr || normals == nullptr) {
+    if (num_points > 0 && (points == nullptr || normals == nullptr)) {
       return Fail(CVIS_INVALID_ARGUMENT, "cvis_mesh_cloud_create: points and normals are required");
     }
+    auto inside = [box](const float* p) {
+      return box == nullptr || (p[0] >= box[0] && p[1] >= box[1] && p[2] >= box[2] &&
+                                p[0] <= box[3] && p[1] <= box[4] && p[2] <= box[5]);
+    };
     auto cloud = std::make_unique<cvis_mesh_cloud>();
     auto& pcd = cloud->cloud;
-    pcd.points_.resize(size_t(num_points));
-    pcd.normals_.resize(size_t(num_points));
-    if (colors != nullptr) pcd.colors_.resize(size_t(num_points));
+    pcd.points_.reserve(size_t(std::max<int64_t>(0, num_points)));
+    pcd.normals_.reserve(pcd.points_.capacity());
+    if (colors != nullptr) pcd.colors_.reserve(pcd.points_.capacity());
     for (int64_t i = 0; i < num_points; ++i) {
       const float* p = points + 3 * i;
       const float* n = normals + 3 * i;
       if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) {
         return Fail(CVIS_INVALID_ARGUMENT, Str("point ", i, " has a non-finite coordinate"));
       }
+      if (!inside(p)) continue;
       const Eigen::Vector3d normal(n[0], n[1], n[2]);
       const double length = normal.norm();
       if (!(length > 1e-12) || !std::isfinite(length)) {
         return Fail(CVIS_INVALID_ARGUMENT, Str("point ", i, " has no normal (zero or non-finite)"));
       }
-      pcd.points_[size_t(i)] = Eigen::Vector3d(p[0], p[1], p[2]);
-      pcd.normals_[size_t(i)] = normal / length;
+      pcd.points_.emplace_back(p[0], p[1], p[2]);
+      pcd.normals_.push_back(normal / length);
       if (colors != nullptr) {
         const uint8_t* c = colors + 3 * i;
-        pcd.colors_[size_t(i)] = Eigen::Vector3d(c[0], c[1], c[2]) / 255.0;
+        pcd.colors_.push_back(Eigen::Vector3d(c[0], c[1], c[2]) / 255.0);
       }
+    }
+    if (pcd.points_.size() < 16) {
+      return Fail(CVIS_NOT_ENOUGH_DATA, Str(pcd.points_.size(), " points", box ? " inside the region" : "",
+                                            ": a surface needs at least 16"));
     }
     cloud->tree.SetGeometry(pcd);
     cloud->median_spacing = MedianSpacing(*cloud);

@@ -81,7 +81,7 @@ extern "C" void cvis_trim_options_default(cvis_trim_options* options) {
   *options = cvis_trim_options{};
   options->density_quantile = 0.05;
   options->density_median_ratio = 0.5;
-  options->max_distance_spacings = 10;
+  options->max_distance_spacings = 2;
   options->use_box = 0;
 }
 

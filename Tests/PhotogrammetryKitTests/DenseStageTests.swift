@@ -98,8 +98,9 @@ final class DenseStageTests: XCTestCase {
         let cloud = ply.points.map { SIMD3<Double>($0) }
         XCTAssertGreaterThan(densePoints, 20_000, "12 views of 640 x 480")
         // Fusion turns at least minNumViews agreeing depth pixels into one point and marks them
-        // used, so the valid pixels of the geometric depth maps bound the count from above.
-        let validDepths = try Self.validDepthPixels(output.appendingPathComponent("work/dense/depth"))
+        // used, so the valid pixels of the fused depth maps bound the count from above.
+        let fusedSuffix = options.dense.geometricPass ? ".geometric.cvdm" : ".photometric.cvdm"
+        let validDepths = try Self.validDepthPixels(output.appendingPathComponent("work/dense/depth"), suffix: fusedSuffix)
         XCTAssertGreaterThan(validDepths, 0)
         XCTAssertLessThanOrEqual(densePoints, validDepths / options.dense.fusion.minNumViews,
                                  "\(validDepths) valid depth pixels")
@@ -152,7 +153,7 @@ final class DenseStageTests: XCTestCase {
         // A rerun reuses every depth map and the cloud.
         let depthFolder = output.appendingPathComponent("work/dense/depth")
         let stamps = try Self.modificationDates(depthFolder)
-        XCTAssertEqual(stamps.count, 24, "a photometric and a geometric map per image")
+        XCTAssertEqual(stamps.count, options.dense.geometricPass ? 24 : 12, "a photometric (and a geometric) map per image")
         let cloudStamp = try Self.modificationDate(cloudURL)
         let again = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
         XCTAssertEqual(again.densePoints, densePoints)
@@ -185,10 +186,10 @@ final class DenseStageTests: XCTestCase {
         try XCTUnwrap(url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate)
     }
 
-    /// Pixels with a depth in the geometric depth maps of `folder`.
-    private static func validDepthPixels(_ folder: URL) throws -> Int {
+    /// Pixels with a depth in the depth maps of `folder` whose names end in `suffix`.
+    private static func validDepthPixels(_ folder: URL, suffix: String) throws -> Int {
         var count = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".geometric.cvdm") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(suffix) {
             let map = try DepthMap.load(folder.appendingPathComponent(name))
             count += map.withDepths { depths in depths.reduce(0) { $0 + ($1 > 0 && $1.isFinite ? 1 : 0) } }
         }

@@ -253,10 +253,10 @@ cvis_status CheckOptions(const cvis_fusion_options& o) {
 
 extern "C" void cvis_fusion_options_default(cvis_fusion_options* options) {
   if (options == nullptr) return;
-  options->min_num_views = 3;
+  options->min_num_views = 2;
   options->max_reprojection_error = 2.0;
   options->max_depth_error = 0.01;
-  options->max_normal_error_deg = 10.0;
+  options->max_normal_error_deg = 30.0;
   options->num_threads = 2;
 }
 

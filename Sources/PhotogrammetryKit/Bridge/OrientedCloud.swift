@@ -10,16 +10,18 @@ public final class OrientedCloud: @unchecked Sendable {
 
     deinit { cvis_mesh_cloud_destroy(handle) }
 
-    /// The cloud of `points` (a PLY file read by ``PointCloud/load(_:)``), which must have normals.
+    /// The cloud of `points` (a PLY file read by ``PointCloud/load(_:)``), which must have normals,
+    /// keeping only those inside `box` when one is given.
     /// - Throws: ``CVisionError``: `.invalidArgument` without normals or with a zero normal or
-    ///   a non-finite point, `.notEnoughData` below 16 points.
-    public init(_ points: PointCloud) throws {
+    ///   a non-finite point, `.notEnoughData` below 16 points kept.
+    public init(_ points: PointCloud, inside box: BoundingBox? = nil) throws {
         guard let normals = cvis_cloud_normals(points.handle) else {
             throw CVisionError(code: .invalidArgument, message: "the cloud has no normals (nx, ny, nz)")
         }
         var handle: OpaquePointer?
+        let bounds = box.map { [$0.min.x, $0.min.y, $0.min.z, $0.max.x, $0.max.y, $0.max.z] }
         try check(cvis_mesh_cloud_create(Int64(points.pointCount), cvis_cloud_points(points.handle),
-                                             normals, cvis_cloud_colors(points.handle), &handle))
+                                         normals, cvis_cloud_colors(points.handle), bounds, &handle))
         self.handle = handle!
     }
 

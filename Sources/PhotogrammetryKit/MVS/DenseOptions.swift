@@ -9,6 +9,12 @@ public struct DenseOptions: Sendable {
     public var patchMatch = PatchMatchOptions()
     /// Depth-map fusion into the point cloud. Default: FusionOptions().
     public var fusion = FusionOptions()
+    /// Runs PatchMatch's geometric pass (every map again, its sources' photometric maps asked to
+    /// agree) and fuses its maps instead of the photometric ones. Default false: fusion already
+    /// keeps only what two depth maps agree on, and the geometric pass drops surface those maps
+    /// hold. Measured on synthetic-orbit (cloud F1 at 1 cm, the same fusion): geometric maps
+    /// 91.3, photometric 93.4; the pass cost 40 % of the dense stage.
+    public var geometricPass = false
     /// Source views per reference image. Default 8.
     ///
     /// PatchMatch costs time in proportion to its sources (every hypothesis is scored in each),

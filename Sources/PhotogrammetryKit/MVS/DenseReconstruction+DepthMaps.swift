@@ -12,8 +12,9 @@ extension DenseReconstruction {
     /// The depth maps made (by workspace index; nil where an image has none) and their entries.
     struct DepthMapFiles {
         var photometric: [URL?]
-        var geometric: [URL?]
-        var geometricEntries: [DenseManifest.Entry?]
+        /// The maps fusion reads: the geometric pass's, or the photometric ones without it.
+        var fused: [URL?]
+        var fusedEntries: [DenseManifest.Entry?]
         var neighbours: [[Int]]
         var computed = 0
         var reused = 0
@@ -40,8 +41,9 @@ extension DenseReconstruction {
         return jobs
     }
 
-    /// Step 3: the photometric pass over every job, then the geometric pass; each depth map is
-    /// reused when the manifest says it was made from the same inputs.
+    /// Step 3: the photometric pass over every job, then the geometric pass when
+    /// ``DenseOptions/geometricPass`` asks for it; each depth map is reused when the manifest says
+    /// it was made from the same inputs.
     func computeDepthMaps(_ jobs: [DepthJob], views: [PreparedView], workspace: MVSWorkspace, store: ManifestStore,
                           skipped: inout [RejectedImage]) throws -> DepthMapFiles {
         var patchMatch = options.patchMatch
@@ -49,7 +51,8 @@ extension DenseReconstruction {
         var keyed = patchMatch
         keyed.numThreads = 0  // threads do not change a result the key should care about
         let optionsKey = String(describing: keyed)
-        let counter = ProgressCounter(stage: "dense: depth maps", total: 2 * jobs.count, sink: progress)
+        let passes = options.geometricPass ? 2 : 1
+        let counter = ProgressCounter(stage: "dense: depth maps", total: passes * jobs.count, sink: progress)
         let tally = Tally(count: views.count)
 
         let photometricEntries = jobs.map { job -> DenseManifest.Entry in
@@ -82,6 +85,14 @@ extension DenseReconstruction {
         }
 
         let photometric = tally.photometric.values
+        var neighbours = [[Int]](repeating: [], count: views.count)
+        for job in jobs { neighbours[job.index] = job.sources }
+        guard options.geometricPass else {
+            skipped += tally.failures
+            let entries = photometric.indices.map { photometric[$0] == nil ? nil : photometricEntryOf[$0] }
+            return DepthMapFiles(photometric: photometric, fused: photometric, fusedEntries: entries,
+                                 neighbours: neighbours, computed: tally.computed, reused: tally.reused)
+        }
         try runJobs(jobs.indices, counter: counter) { j in
             let job = jobs[j]
             guard let previous = photometric[job.index] else { return }
@@ -109,18 +120,16 @@ extension DenseReconstruction {
         }
 
         skipped += tally.failures
-        var neighbours = [[Int]](repeating: [], count: views.count)
-        for job in jobs { neighbours[job.index] = job.sources }
-        return DepthMapFiles(photometric: photometric, geometric: tally.geometric.values,
-                             geometricEntries: tally.geometricEntries.values, neighbours: neighbours,
+        return DepthMapFiles(photometric: photometric, fused: tally.geometric.values,
+                             fusedEntries: tally.geometricEntries.values, neighbours: neighbours,
                              computed: tally.computed, reused: tally.reused)
     }
 
-    /// Step 4: fuses the geometric depth maps into the cloud, or reuses the cloud when no depth
-    /// map changed and the fusion's inputs are the same.
+    /// Step 4: fuses the depth maps (``DepthMapFiles/fused``) into the cloud, or reuses the cloud
+    /// when no depth map changed and the fusion's inputs are the same.
     func fuse(_ maps: DepthMapFiles, views: [PreparedView], workspace: MVSWorkspace,
               store: ManifestStore) throws -> (points: Int, reused: Bool) {
-        let available = maps.geometric.compactMap { $0 }.count
+        let available = maps.fused.compactMap { $0 }.count
         guard available > 0 else {
             throw DenseReconstructionError("no depth map could be computed")
         }
@@ -132,7 +141,7 @@ extension DenseReconstruction {
         hash.add(cloudURL.lastPathComponent)
         for (index, view) in views.enumerated() {
             hash.add(view.name)
-            hash.add(maps.geometricEntries[index]?.key ?? "none")
+            hash.add(maps.fusedEntries[index]?.key ?? "none")
             hash.add(maps.neighbours[index].map(String.init).joined(separator: ","))
         }
         let entry = DenseManifest.Entry(key: hash.hex, values: [])
@@ -142,7 +151,7 @@ extension DenseReconstruction {
             return (cloud.points, true)
         }
         _ = progress?.update(stage: stage, done: 0, total: 1)
-        let points = try workspace.fuse(depthMaps: maps.geometric, neighbours: maps.neighbours, options: options.fusion,
+        let points = try workspace.fuse(depthMaps: maps.fused, neighbours: maps.neighbours, options: options.fusion,
                                         output: cloudURL)
         guard points > 0 else {
             // An empty cloud is no result: leave no file that looks like one.

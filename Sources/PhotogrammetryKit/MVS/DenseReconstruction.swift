@@ -117,7 +117,7 @@ public struct DenseReconstruction {
         for image in skipped {
             progress?.event(.denseImageSkipped, "dense: \(image.name) skipped: \(image.reason)", subject: image.name)
         }
-        return Result(points: fused.points, depthMaps: maps.geometric.compactMap { $0 }.count,
+        return Result(points: fused.points, depthMaps: maps.fused.compactMap { $0 }.count,
                       computedDepthMaps: maps.computed, reusedDepthMaps: maps.reused, reusedCloud: fused.reused,
                       skippedImages: skipped, stepSeconds: steps)
     }

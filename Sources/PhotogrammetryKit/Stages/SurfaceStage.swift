@@ -29,8 +29,6 @@ public struct SurfaceStage: CheckpointedStage {
     }
 
     public static let name = "surface"
-    /// Objects: the share of sparse points left out of the region on each side of each axis.
-    public static let regionQuantile = 0.02
     public var options: Options
 
     public init(options: Options) {
@@ -42,12 +40,17 @@ public struct SurfaceStage: CheckpointedStage {
         let cloud = try PointCloud.load(layout.denseCloud)
         var surface = options.surface
         surface.numThreads = context.threads
-        // An object is kept to where the sparse points are: the features found it, while the
-        // dense cloud also holds whatever background PatchMatch could fill (templeRing's dark
-        // backdrop); the cloud's own extent is the fallback.
+        // An object is kept to where the sparse points are, and to what the cameras look at:
+        // the features found the object, while the dense cloud also holds whatever background
+        // PatchMatch could fill (templeRing's dark backdrop); an orbit's sparse points also
+        // reach over the ground to the horizon (``Reconstruction/viewedRegion()``). The cloud's
+        // own extent is the fallback.
         if !surface.room, surface.region == nil {
-            surface.region = BoundingBox(quantilesOf: scene.model.points3D.values.map(\.position),
-                                         lower: Self.regionQuantile, upper: 1 - Self.regionQuantile)
+            let sparse = BoundingBox(quantilesOf: scene.model.points3D.values.map(\.position),
+                                     lower: SurfaceOptions.regionQuantile,
+                                     upper: 1 - SurfaceOptions.regionQuantile)
+            let viewed = scene.model.viewedRegion()
+            surface.region = sparse.map { box in viewed.flatMap { box.intersection($0) } ?? box } ?? viewed
         }
         let result = try SurfaceReconstruction(options: surface).run(cloud: cloud, hull: hull(scene, layout)) { done, total in
             context.progress?.update(stage: Self.name, done: done, total: total) ?? true

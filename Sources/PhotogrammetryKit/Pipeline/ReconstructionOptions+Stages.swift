@@ -55,6 +55,7 @@ extension ReconstructionOptions {
         stage.dense = dense
         stage.detail = detail
         stage.seed = seed
+        stage.room = room
         return stage
     }
 

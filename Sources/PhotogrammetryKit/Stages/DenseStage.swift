@@ -15,6 +15,9 @@ public struct DenseStage: CheckpointedStage {
         public var detail = DetailLevel.full
         /// Seed of PatchMatch's random initialisation. Default 0.
         public var seed: UInt64 = 0
+        /// The capture is a room (`--room`): fusion asks at least
+        /// ``DenseOptions/roomFusionMinViews`` views. Default false.
+        public var room = false
 
         public init() {}
 
@@ -25,6 +28,7 @@ public struct DenseStage: CheckpointedStage {
             dense.patchMatch.numThreads = threads
             dense.patchMatch.seed = seed
             dense.fusion.numThreads = threads
+            if room { dense.fusion.minNumViews = max(dense.fusion.minNumViews, DenseOptions.roomFusionMinViews) }
             return dense
         }
 

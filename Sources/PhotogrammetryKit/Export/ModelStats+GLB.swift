@@ -29,7 +29,7 @@ extension ModelStats {
                 }
                 if let lo = position["min"] as? [Double], let hi = position["max"] as? [Double], lo.count == 3, hi.count == 3 {
                     let box = BoundingBox(min: SIMD3(lo[0], lo[1], lo[2]), max: SIMD3(hi[0], hi[1], hi[2]))
-                    bounds = bounds.map { BoundingBox(min: pointwiseMin($0.min, box.min), max: pointwiseMax($0.max, box.max)) } ?? box
+                    bounds = bounds?.union(box) ?? box
                 }
             }
         }

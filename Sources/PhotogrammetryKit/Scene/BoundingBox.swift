@@ -23,6 +23,18 @@ public struct BoundingBox: Sendable, Equatable, Codable {
     /// Edge lengths along x, y and z.
     public var size: SIMD3<Double> { max - min }
 
+    /// The smallest box holding this one and `other`.
+    public func union(_ other: BoundingBox) -> BoundingBox {
+        BoundingBox(min: pointwiseMin(min, other.min), max: pointwiseMax(max, other.max))
+    }
+
+    /// The part of this box inside `other`; nil when they do not overlap.
+    public func intersection(_ other: BoundingBox) -> BoundingBox? {
+        let low = pointwiseMax(min, other.min), high = pointwiseMin(max, other.max)
+        guard all(low .<= high) else { return nil }
+        return BoundingBox(min: low, max: high)
+    }
+
     /// The box grown by `fraction` of its size on every side.
     public func expanded(by fraction: Double) -> BoundingBox {
         let margin = size * fraction

@@ -22,17 +22,8 @@ extension Reconstruction {
             let reach = depth * max(Double(camera.width) / (2 * focal.x), Double(camera.height) / (2 * focal.y))
             let lookAt = center + depth * axis
             let own = BoundingBox(min: lookAt - SIMD3(repeating: reach), max: lookAt + SIMD3(repeating: reach))
-            box = box.map { BoundingBox(min: pointwiseMin($0.min, own.min), max: pointwiseMax($0.max, own.max)) } ?? own
+            box = box?.union(own) ?? own
         }
         return box
-    }
-}
-
-extension BoundingBox {
-    /// The part of this box inside `other`; nil when they do not overlap.
-    public func intersection(_ other: BoundingBox) -> BoundingBox? {
-        let low = pointwiseMax(min, other.min), high = pointwiseMin(max, other.max)
-        guard all(low .<= high) else { return nil }
-        return BoundingBox(min: low, max: high)
     }
 }

@@ -24,6 +24,54 @@ using DescriptorMap = Eigen::Map<const Eigen::Matrix<float, cvis_features::kDesc
 // 8k features), small enough to stay friendly to the cache while the product stays efficient.
 constexpr int kBlockSize = 256;
 
+// Lanes of the column scan: one AVX-512 register of floats (two AVX2 ones).
+constexpr int kLanes = 16;
+
+// One column of similarities (a's keypoint `a_index` against every b): returns a's two nearest
+// in b and updates every b's two nearest in a. Branch-free over fixed-width lanes so that the
+// compiler vectorises both directions; each lane keeps its own best and second, merged at the
+// end. Same results as offering the values one by one: ties keep the first index.
+inline Nearest ScanColumn(const float* __restrict__ column, int32_t count_b, int32_t a_index,
+                          float* __restrict__ best_b, float* __restrict__ second_b,
+                          int32_t* __restrict__ index_b) {
+  alignas(64) float lane_best[kLanes], lane_second[kLanes];
+  alignas(64) int32_t lane_index[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    lane_best[l] = lane_second[l] = -2.0f;
+    lane_index[l] = -1;
+  }
+  auto offer = [&](int l, int32_t i) {
+    const float value = column[i];
+    const float old = lane_best[l];
+    lane_second[l] = std::max(lane_second[l], std::min(value, old));
+    lane_index[l] = value > old ? i : lane_index[l];
+    lane_best[l] = std::max(old, value);
+    const float old_b = best_b[i];
+    second_b[i] = std::max(second_b[i], std::min(value, old_b));
+    index_b[i] = value > old_b ? a_index : index_b[i];
+    best_b[i] = std::max(old_b, value);
+  };
+  int32_t i = 0;
+  for (; i + kLanes <= count_b; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) offer(l, i + l);
+  }
+  for (int l = 0; i < count_b; ++i, ++l) offer(l, i);
+  // Merge: the best lane (the lowest index among equal bests) against the others' bests.
+  int winner = 0;
+  for (int l = 1; l < kLanes; ++l) {
+    if (lane_best[l] > lane_best[winner] ||
+        (lane_best[l] == lane_best[winner] && lane_index[l] >= 0 &&
+         (lane_index[winner] < 0 || lane_index[l] < lane_index[winner]))) {
+      winner = l;
+    }
+  }
+  Nearest nearest{lane_best[winner], lane_second[winner], lane_index[winner]};
+  for (int l = 0; l < kLanes; ++l) {
+    if (l != winner) nearest.second = std::max(nearest.second, lane_best[l]);
+  }
+  return nearest;
+}
+
 }  // namespace
 }  // namespace cvis
 
@@ -67,25 +115,8 @@ extern "C" cvis_status cvis_match_features(const cvis_features* a, const cvis_fe
           descriptors_b.transpose() * descriptors_a.middleCols(start, rows);
       for (int32_t j = 0; j < rows; ++j) {
         const float* column = similarity.col(j).data();
-        Nearest& forward = nearest_in_b[start + j];
-        for (int32_t i = 0; i < count_b; ++i) {
-          const float value = column[i];
-          if (value > forward.second) {
-            if (value > forward.best) {
-              forward.second = forward.best;
-              forward.best = value;
-              forward.index = i;
-            } else {
-              forward.second = value;
-            }
-          }
-          // Reverse direction, written branch-light so the compiler can vectorise it.
-          const float old_best = best_b[i];
-          const bool better = value > old_best;
-          second_b[i] = better ? old_best : std::max(second_b[i], value);
-          best_b[i] = better ? value : old_best;
-          index_b[i] = better ? start + j : index_b[i];
-        }
+        nearest_in_b[start + j] = ScanColumn(column, count_b, start + j, best_b.data(),
+                                             second_b.data(), index_b.data());
       }
     }
 

@@ -129,10 +129,21 @@ float PatchNcc(const RefPatch& patch, const Window& window, const float* source,
     const __m256 ax = _mm256_sub_ps(pu, _mm256_cvtepi32_ps(ix));
     const __m256 ay = _mm256_sub_ps(pv, _mm256_cvtepi32_ps(iy));
     const __m256i index = _mm256_add_epi32(_mm256_mullo_epi32(iy, stride), ix);
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    // Gathers cost per element: two of horizontally adjacent pairs (8 bytes each) instead of
+    // four of single floats, then the pairs split into left and right pixels.
+    const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const __m512 top_pairs = _mm512_permutexvar_ps(split, _mm512_castpd_ps(_mm512_i32gather_pd(index, source, 4)));
+    const __m512 bottom_pairs = _mm512_permutexvar_ps(
+        split, _mm512_castpd_ps(_mm512_i32gather_pd(index, source + src_stride, 4)));
+    const __m256 p00 = _mm512_castps512_ps256(top_pairs), p01 = _mm512_extractf32x8_ps(top_pairs, 1);
+    const __m256 p10 = _mm512_castps512_ps256(bottom_pairs), p11 = _mm512_extractf32x8_ps(bottom_pairs, 1);
+#else
     const __m256 p00 = _mm256_i32gather_ps(source, index, 4);
     const __m256 p01 = _mm256_i32gather_ps(source + 1, index, 4);
     const __m256 p10 = _mm256_i32gather_ps(source + src_stride, index, 4);
     const __m256 p11 = _mm256_i32gather_ps(source + src_stride + 1, index, 4);
+#endif
     const __m256 top = _mm256_fmadd_ps(ax, _mm256_sub_ps(p01, p00), p00);
     const __m256 bottom = _mm256_fmadd_ps(ax, _mm256_sub_ps(p11, p10), p10);
     const __m256 s = _mm256_fmadd_ps(ay, _mm256_sub_ps(bottom, top), top);

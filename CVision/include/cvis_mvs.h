@@ -63,10 +63,12 @@ typedef struct cvis_patch_match_options {
   int32_t window_step;            /* default 2: every second row and column of the window */
   double sigma_spatial;           /* default 5: bilateral weight, pixels */
   double sigma_color;             /* default 0.2: bilateral weight, intensity in [0, 1] */
-  int32_t num_iterations;         /* default 3: propagation + refinement sweeps per pass (the
-                                     photometric pass runs them at half resolution when the view
-                                     is large enough, then one at full resolution; the geometric
-                                     pass, which starts converged, runs max(1, n / 3)) */
+  int32_t num_iterations;         /* default 3: propagation + refinement sweeps per pass at one
+                                     resolution (the geometric pass, which starts converged, runs
+                                     max(1, n / 3)) */
+  int32_t coarse_iterations;      /* default 2: when the view is large enough, the photometric
+                                     pass runs these sweeps at half resolution instead, then one
+                                     at full resolution */
   int32_t top_k_views;            /* default 4: source views whose costs are averaged per pixel
                                      (best k of the given sources whose image holds the point,
                                      chosen per pixel and hypothesis) */
@@ -81,6 +83,9 @@ typedef struct cvis_patch_match_options {
                                      1 px, depth within 1%) with fewer source views are invalid */
   int32_t num_threads;            /* default 2 */
   uint64_t seed;                  /* default 0: random initialisation and refinement */
+  int32_t fine_views;             /* default 5: the full-resolution sweep after half resolution
+                                     scores a pixel's candidates with the sources of the lowest
+                                     costs of its upsampled plane only (0: every source) */
 } cvis_patch_match_options;
 
 void cvis_patch_match_options_default(cvis_patch_match_options* options);

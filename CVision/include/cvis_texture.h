@@ -19,7 +19,7 @@ typedef struct cvis_texture_options {
   int32_t max_pages;            /* default 1: charts are scaled down until they fit this many */
   int32_t padding_px;           /* default 4: texels of the view's own image around each chart,
                                    so mip-maps and bilinear lookups never reach another chart */
-  double max_texel_per_pixel;   /* default 1: never sample a view finer than its own pixels */
+  double max_texel_per_pixel;   /* default 2: never sample a view finer than twice its own pixels */
   double min_view_cos;          /* default 0.1: a face is not textured from a view that sees it
                                    more obliquely than acos(0.1) = 84 degrees */
   double smoothness;            /* default 1: cost of each edge-neighbour textured from another

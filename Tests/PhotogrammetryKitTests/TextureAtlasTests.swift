@@ -127,7 +127,7 @@ final class TextureAtlasTests: XCTestCase {
         let faceViews = atlas.faceViews
         XCTAssertEqual(faceViews.filter { $0 < 0 }.count, 0, "every face is seen by some view")
         XCTAssertLessThan(atlas.chartCount, 40, "smoothing keeps charts large (\(atlas.chartCount) for \(faceViews.count) faces)")
-        XCTAssertEqual(atlas.scale, 1, accuracy: 1e-9, "a small mesh fits the page at one texel per pixel")
+        XCTAssertEqual(atlas.scale, options.maxTexelPerPixel, accuracy: 1e-9, "a small mesh fits the page at the finest sampling")
 
         // No plane face behind the occluder, as one view sees it, takes its colour from that view.
         let points = mesh.points, triangles = mesh.triangles
@@ -222,6 +222,7 @@ final class TextureAtlasTests: XCTestCase {
         var options = TextureOptions()
         options.pageSize = 160
         options.paddingPx = 2
+        options.maxTexelPerPixel = 1  // the sizes above are in texels at one per pixel
         func atlas(maxPages: Int) throws -> (TextureAtlas, psnr: Double) {
             options.maxPages = maxPages
             let atlas = try TextureAtlas.make(positions: mesh.points, triangles: mesh.triangles, colors: nil, views: views,

@@ -122,7 +122,7 @@ float Solver::GeometricError(int j, const double* X, const float* pixel, bool* c
 }
 
 float Solver::Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h,
-                       int* consistent) const {
+                       int* consistent, uint64_t views, uint64_t* best_views) const {
   const View& ref = level_.ref;
   const float pixel[2] = {x + 0.5f, y + 0.5f};
   const double ray[3] = {(pixel[0] - ref.cx) / ref.fx, (pixel[1] - ref.cy) / ref.fy, 1.0};
@@ -139,13 +139,16 @@ float Solver::Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h,
   const float geometric_max =
       problem_.geometric ? float(options_.geom_consistency_regularizer * options_.geom_consistency_max_error) : 0.0f;
   int seeing = 0;  // sources whose image holds the point: only these vote
+  int seen_by[kMaxSources];
   for (int j = 0; j < num_sources; ++j) {
+    if (!(views >> j & 1)) continue;
     const SourceGeometry& g = level_.geometry[size_t(j)];
     double Xs[3];
     for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
     if (!(Xs[2] > 0)) continue;
     const double us = g.fx * Xs[0] / Xs[2] + g.cx, vs = g.fy * Xs[1] / Xs[2] + g.cy;
     if (!(us >= 0 && vs >= 0 && us <= g.width && vs <= g.height)) continue;
+    seen_by[seeing] = j;
     float& cost = costs[seeing++];
     const double b[3] = {X[0] - g.center_in_ref[0], X[1] - g.center_in_ref[1],
                          X[2] - g.center_in_ref[2]};
@@ -172,6 +175,15 @@ float Solver::Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h,
     }
   }
   if (seeing == 0) return kMaxCost + geometric_max;
+  if (best_views) {
+    // The sources of the `fine_views` lowest costs.
+    int order[kMaxSources];
+    for (int i = 0; i < seeing; ++i) order[i] = i;
+    const int keep = std::min(seeing, int(options_.fine_views));
+    std::partial_sort(order, order + keep, order + seeing, [&](int a, int b) { return costs[a] < costs[b]; });
+    *best_views = 0;
+    for (int i = 0; i < keep; ++i) *best_views |= uint64_t(1) << seen_by[order[i]];
+  }
   const int k = std::min(seeing, int(options_.top_k_views));
   std::partial_sort(costs, costs + k, costs + seeing);
   float sum = 0;
@@ -185,6 +197,8 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
   state_.assign(size_t(width_) * height_, Hypothesis{0, {0, 0, -1}});
   cost_.assign(size_t(width_) * height_, kMaxCost);
   active_.assign(size_t(width_) * height_, 0);
+  const bool record_views = from_coarse && level_index_ == 0 && options_.fine_views > 0;
+  views_.assign(record_views ? size_t(width_) * height_ : 0, ~uint64_t(0));
   const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
   ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
     const int y = int(row);
@@ -204,8 +218,20 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
         const size_t c = size_t(std::min(y * coarse_height / height_, coarse_height - 1)) * coarse_width +
                          std::min(x * coarse_width / width_, coarse_width - 1);
         if (coarse_valid[c]) {
+          // The coarse pixel's plane met by this pixel's ray (not its depth copied): the pixels
+          // of one coarse pixel then lie on one plane, as propagation would put them.
           h = coarse[c];
           have = true;
+          const int coarse_x = int(c % size_t(coarse_width)), coarse_y = int(c / size_t(coarse_width));
+          const View& ref = level_.ref;
+          const double scale_x = double(width_) / coarse_width, scale_y = double(height_) / coarse_height;
+          const double crx = ((coarse_x + 0.5) * scale_x - ref.cx) / ref.fx;
+          const double cry = ((coarse_y + 0.5) * scale_y - ref.cy) / ref.fy;
+          const double plane = h.depth * (h.normal[0] * crx + h.normal[1] * cry + h.normal[2]);
+          const double n_dot_ray = h.normal[0] * (x + 0.5 - ref.cx) / ref.fx +
+                                   h.normal[1] * (y + 0.5 - ref.cy) / ref.fy + h.normal[2];
+          const double depth = n_dot_ray < 0 ? plane / n_dot_ray : -1;
+          if (depth >= depth_min && depth <= depth_max) h.depth = float(depth);
         }
       } else if (previous_ && previous_->depth[i] > 0) {
         h.depth = previous_->depth[i];
@@ -218,7 +244,7 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
         RandomNormal(random, x, y, h.normal);
       }
       state_[i] = h;
-      cost_[i] = Evaluate(patch, x, y, h, nullptr);
+      cost_[i] = Evaluate(patch, x, y, h, nullptr, ~uint64_t(0), record_views ? &views_[i] : nullptr);
     }
   });
   if (from_coarse || problem_.geometric) return;
@@ -280,12 +306,11 @@ void Solver::Finish(DepthMap* out) {
 }
 
 void Solver::Run(DepthMap* out) {
-  const int iterations = options_.num_iterations;
   if (problem_.geometric) {
     // Starts from a converged photometric map: a third of the sweeps, local refinement only.
     SetLevel(0);
     Initialise(false, 0, 0, {}, {});
-    for (int it = 0; it < std::max(1, iterations / 3); ++it) {
+    for (int it = 0; it < std::max(1, options_.num_iterations / 3); ++it) {
       for (int colour = 0; colour < 2; ++colour) Sweep(it + 1, colour, false);
     }
     Finish(out);
@@ -294,26 +319,28 @@ void Solver::Run(DepthMap* out) {
   // Coarse-to-fine (ACMM) when the half-resolution view still has room for its windows: the
   // random search converges at a quarter of the pixels, the full resolution only refines.
   const bool coarse_to_fine = std::min(full_ref_.width, full_ref_.height) >= 16 * window_.radius + 32;
-  if (coarse_to_fine) {
-    SetLevel(1);
-    Initialise(false, 0, 0, {}, {});
-    for (int it = 0; it < iterations; ++it) {
-      for (int colour = 0; colour < 2; ++colour) Sweep(it, colour, true);
-    }
-    const std::vector<Hypothesis> coarse = state_;
-    std::vector<uint8_t> coarse_valid(coarse.size());
-    for (size_t i = 0; i < coarse.size(); ++i) coarse_valid[i] = active_[i] && cost_[i] < kMaxCost;
-    const int cw = width_, ch = height_;
-    SetLevel(0);
-    Initialise(true, cw, ch, coarse, coarse_valid);
-    for (int colour = 0; colour < 2; ++colour) Sweep(iterations, colour, false);
-  } else {
+  if (!coarse_to_fine) {
     SetLevel(0);
     Initialise(false, 0, 0, {}, {});
-    for (int it = 0; it < iterations; ++it) {
+    for (int it = 0; it < options_.num_iterations; ++it) {
       for (int colour = 0; colour < 2; ++colour) Sweep(it, colour, true);
     }
+    Finish(out);
+    return;
   }
+  const int iterations = options_.coarse_iterations;
+  SetLevel(1);
+  Initialise(false, 0, 0, {}, {});
+  for (int it = 0; it < iterations; ++it) {
+    for (int colour = 0; colour < 2; ++colour) Sweep(it, colour, true);
+  }
+  const std::vector<Hypothesis> coarse = state_;
+  std::vector<uint8_t> coarse_valid(coarse.size());
+  for (size_t i = 0; i < coarse.size(); ++i) coarse_valid[i] = active_[i] && cost_[i] < kMaxCost;
+  const int cw = width_, ch = height_;
+  SetLevel(0);
+  Initialise(true, cw, ch, coarse, coarse_valid);
+  for (int colour = 0; colour < 2; ++colour) Sweep(iterations, colour, false);
   Finish(out);
 }
 

@@ -19,6 +19,8 @@ cvis_status ValidatePatchMatchOptions(const cvis_patch_match_options& o) {
   if (o.window_step < 1 || o.window_step > o.window_radius) return bad("window_step not in 1...window_radius");
   if (!(o.sigma_spatial > 0) || !(o.sigma_color > 0)) return bad("sigma_spatial and sigma_color must be > 0");
   if (o.num_iterations < 1 || o.num_iterations > 100) return bad("num_iterations not in 1...100");
+  if (o.coarse_iterations < 1 || o.coarse_iterations > 100) return bad("coarse_iterations not in 1...100");
+  if (o.fine_views < 0) return bad("fine_views must be >= 0");
   if (o.top_k_views < 1) return bad("top_k_views must be >= 1");
   if (!(o.min_triangulation_angle_deg >= 0 && o.min_triangulation_angle_deg < 90)) {
     return bad("min_triangulation_angle_deg not in [0, 90)");
@@ -41,6 +43,8 @@ extern "C" void cvis_patch_match_options_default(cvis_patch_match_options* o) {
   o->sigma_spatial = 5;
   o->sigma_color = 0.2;
   o->num_iterations = 3;
+  o->coarse_iterations = 2;
+  o->fine_views = 5;
   o->top_k_views = 4;
   o->min_triangulation_angle_deg = 1;
   o->geom_consistency_regularizer = 0.3;

@@ -82,7 +82,11 @@ class Solver {
   void Initialise(bool from_coarse, int coarse_width, int coarse_height,
                   const std::vector<Hypothesis>& coarse, const std::vector<uint8_t>& coarse_valid);
   void Sweep(int iteration, int colour, bool random_refinement);
-  float Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h, int* consistent) const;
+  // The cost of h at (x, y): the mean of the top_k_views lowest source costs. Only the sources
+  // whose bit is set in `views` are scored; `best_views` (when given) receives the bits of the
+  // fine_views sources with the lowest costs.
+  float Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h, int* consistent,
+                 uint64_t views = ~uint64_t(0), uint64_t* best_views = nullptr) const;
   float GeometricError(int j, const double* X, const float* pixel, bool* consistent) const;
   void RandomNormal(Random& random, int x, int y, float* n) const;
   void FaceCamera(int x, int y, float* n) const;
@@ -106,7 +110,9 @@ class Solver {
   int width_ = 0, height_ = 0;
   std::vector<Hypothesis> state_;
   std::vector<float> cost_;
-  std::vector<uint8_t> active_;  // inside the mask, the window inside the image, textured
+  std::vector<uint8_t> active_;
+  // Full resolution after half: per pixel, the sources (bits) its candidates are scored with.
+  std::vector<uint64_t> views_;  // inside the mask, the window inside the image, textured
 };
 
 }  // namespace internal

@@ -51,7 +51,7 @@ void Solver::Sweep(int iteration, int colour, bool random_refinement) {
       Hypothesis best = state_[i];
       float best_cost = cost_[i];
       auto consider = [&](const Hypothesis& h) {
-        const float c = Evaluate(patch, x, y, h, nullptr);
+        const float c = Evaluate(patch, x, y, h, nullptr, views_.empty() ? ~uint64_t(0) : views_[i]);
         if (c < best_cost) {
           best_cost = c;
           best = h;
@@ -77,7 +77,13 @@ void Solver::Sweep(int iteration, int colour, bool random_refinement) {
         return false;
       };
       seen(best.normal, best.depth * (best.normal[0] * rx + best.normal[1] * ry + best.normal[2]));
-      for (const auto& region : regions_.region) {
+      // The full-resolution sweep after half resolution starts from converged planes: only the
+      // four near regions propagate (the long strips carry planes across untextured stretches,
+      // which the coarse level already did); about 40 % fewer candidates.
+      const bool near_only = !random_refinement && level_index_ == 0 && !problem_.geometric;
+      for (int r = 0; r < 8; ++r) {
+        if (near_only && (r & 1)) continue;  // odd regions are the long strips
+        const auto& region = regions_.region[r];
         float region_cost = kMaxCost * 10;
         size_t pick = 0;
         for (const auto& [dx, dy] : region) {

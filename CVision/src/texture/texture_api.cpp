@@ -30,7 +30,10 @@ extern "C" void cvis_texture_options_default(cvis_texture_options* options) {
   options->page_size = 4096;
   options->max_pages = 1;
   options->padding_px = 4;
-  options->max_texel_per_pixel = 1.0;
+  // Two texels per image pixel where the page has room: the atlas is resampled again when it is
+  // drawn, and at one texel per pixel the two resamplings blur (synthetic-orbit at full: PSNR
+  // 26.28 -> 26.34 dB; lower levels' pages are full before that).
+  options->max_texel_per_pixel = 2.0;
   options->min_view_cos = 0.1;
   options->smoothness = 1.0;
   options->smoothing_iterations = 10;

@@ -204,6 +204,22 @@ final class PatchMatchTests: XCTestCase {
         XCTAssertLessThan(Double(wrong) / Double(map.width * map.height), 0.01)
     }
 
+    func testFullResolutionSweepWithAViewSubsetStillRecoversThePlane() throws {
+        // Six sources; the full-resolution sweep scores each pixel with its 2 best only, or all.
+        let scene = MVSTestScene(surfaces: [tiltedPlane], sources: 6)
+        var options = PatchMatchOptions()
+        options.topKViews = 2
+        options.fineViews = 2
+        let (subsetMap, truth, _) = try solve(scene, depthRange: 3...5.5, options: options)
+        options.fineViews = 0
+        let allMap = try solve(scene, depthRange: 3...5.5, options: options).map
+        let subset = score(subsetMap, truth: truth) { _ in true }, all = score(allMap, truth: truth) { _ in true }
+        for result in [subset, all] {
+            XCTAssertGreaterThan(result.valid, 0.8)
+            XCTAssertLessThan(result.medianError, 0.005)
+        }
+    }
+
     func testSameSeedGivesSameMapWhateverTheThreadCount() throws {
         let scene = MVSTestScene(surfaces: [tiltedPlane], sources: 2)
         var options = PatchMatchOptions()
@@ -219,6 +235,12 @@ final class PatchMatchTests: XCTestCase {
     func testRejectsInvalidProblemsAndOptions() throws {
         var options = PatchMatchOptions()
         options.windowStep = 7
+        XCTAssertThrowsError(try options.validate())
+        options = PatchMatchOptions()
+        options.coarseIterations = 0
+        XCTAssertThrowsError(try options.validate())
+        options = PatchMatchOptions()
+        options.fineViews = -1
         XCTAssertThrowsError(try options.validate())
         let scene = MVSTestScene(surfaces: [tiltedPlane], sources: 1, width: 32, height: 24, focal: 30)
         let directory = try makeBridgeTestDirectory(self)

@@ -43,6 +43,17 @@ std::vector<EdgeUse> SortedEdges(const std::vector<Eigen::Vector3i>& triangles) 
   return edges;
 }
 
+// Calls body(begin, end) for each run of uses of one edge in the sorted array.
+template <typename Body>
+void ForEachEdge(const std::vector<EdgeUse>& edges, Body&& body) {
+  for (size_t begin = 0; begin < edges.size();) {
+    size_t end = begin + 1;
+    while (end < edges.size() && edges[end].key == edges[begin].key) ++end;
+    body(begin, end);
+    begin = end;
+  }
+}
+
 // Triangles with a repeated vertex, and the second and later copies of a triangle (the same
 // three vertices in any order): Open3D's RemoveDegenerateTriangles and RemoveDuplicatedTriangles.
 std::vector<bool> DegenerateOrDuplicated(const std::vector<Eigen::Vector3i>& triangles) {
@@ -71,26 +82,21 @@ std::vector<bool> DegenerateOrDuplicated(const std::vector<Eigen::Vector3i>& tri
 void MarkNonManifold(const open3d::geometry::TriangleMesh& mesh, const std::vector<EdgeUse>& edges,
                      std::vector<bool>* drop) {
   std::vector<std::pair<double, uint32_t>> around;
-  for (size_t begin = 0; begin < edges.size();) {
-    size_t end = begin + 1;
-    while (end < edges.size() && edges[end].key == edges[begin].key) ++end;
-    if (end - begin > 2) {
-      around.clear();
-      for (size_t k = begin; k < end; ++k) {
-        const uint32_t t = edges[k].triangle;
-        if ((*drop)[t]) continue;
-        const Eigen::Vector3i& f = mesh.triangles_[t];
-        const Eigen::Vector3d& a = mesh.vertices_[size_t(f[0])];
-        const double area = (mesh.vertices_[size_t(f[1])] - a).cross(mesh.vertices_[size_t(f[2])] - a).norm();
-        around.push_back({area, t});
-      }
-      if (around.size() > 2) {
-        std::sort(around.begin(), around.end());
-        for (size_t k = 0; k + 2 < around.size(); ++k) (*drop)[around[k].second] = true;
-      }
+  ForEachEdge(edges, [&](size_t begin, size_t end) {
+    if (end - begin <= 2) return;
+    around.clear();
+    for (size_t k = begin; k < end; ++k) {
+      const uint32_t t = edges[k].triangle;
+      if ((*drop)[t]) continue;
+      const Eigen::Vector3i& f = mesh.triangles_[t];
+      const Eigen::Vector3d& a = mesh.vertices_[size_t(f[0])];
+      const double area = (mesh.vertices_[size_t(f[1])] - a).cross(mesh.vertices_[size_t(f[2])] - a).norm();
+      around.push_back({area, t});
     }
-    begin = end;
-  }
+    if (around.size() <= 2) return;
+    std::sort(around.begin(), around.end());
+    for (size_t k = 0; k + 2 < around.size(); ++k) (*drop)[around[k].second] = true;
+  });
 }
 
 // Each kept triangle's piece (triangles joined through shared edges) and the pieces' sizes.
@@ -102,9 +108,7 @@ std::vector<uint32_t> PieceSizes(const std::vector<EdgeUse>& edges, const std::v
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
     return x;
   };
-  for (size_t begin = 0; begin < edges.size();) {
-    size_t end = begin + 1;
-    while (end < edges.size() && edges[end].key == edges[begin].key) ++end;
+  ForEachEdge(edges, [&](size_t begin, size_t end) {
     uint32_t first = UINT32_MAX;
     for (size_t k = begin; k < end; ++k) {
       const uint32_t t = edges[k].triangle;
@@ -116,8 +120,7 @@ std::vector<uint32_t> PieceSizes(const std::vector<EdgeUse>& edges, const std::v
         if (other != first) parent[other] = first;
       }
     }
-    begin = end;
-  }
+  });
   std::vector<uint32_t> sizes(drop.size(), 0);
   piece_of->assign(drop.size(), 0);
   for (uint32_t t = 0; t < drop.size(); ++t) {

@@ -77,6 +77,50 @@ final class MatchingTests: XCTestCase {
         XCTAssert(oneWay.allSatisfy { Int($0.index1) < a.count && Int($0.index2) < b.count })
     }
 
+    /// The matcher multiplies the descriptors' bytes in blocks (VNNI tiles of 6 x 64 keypoints
+    /// where the CPU has them); a plain double-precision search over the unit descriptors, with
+    /// the same ratio, distance and mutual tests, must find the same matches. Counts that are not
+    /// multiples of the tiles exercise the edges.
+    func testMatchesEqualABruteForceSearch() throws {
+        let canvas = SyntheticGrayImage.blobs(width: 720, height: 540, count: 1100, seed: 21)
+        let (a, b, matches) = try matchPair(
+            canvas.cropped(x: 0, y: 0, width: 640, height: 480),
+            canvas.cropped(x: 50, y: 30, width: 640, height: 480))
+        XCTAssertGreaterThan(a.count, 200)
+        XCTAssertNotEqual(b.count % 64, 0, "a tile edge is exercised")
+        let descriptorsA = (0..<a.count).map { a.descriptor(at: $0).map(Double.init) }
+        let descriptorsB = (0..<b.count).map { b.descriptor(at: $0).map(Double.init) }
+        typealias Nearest = (best: Double, second: Double, index: Int)
+        func nearest(_ d: [Double], in others: [[Double]]) -> Nearest {
+            var result: Nearest = (-2, -2, -1)
+            for (index, other) in others.enumerated() {
+                var dot = 0.0
+                for k in 0..<128 { dot += d[k] * other[k] }
+                if dot > result.best {
+                    result = (dot, result.best, index)
+                } else if dot > result.second {
+                    result.second = dot
+                }
+            }
+            return result
+        }
+        let options = MatchOptions()
+        func passes(_ n: Nearest) -> Bool {
+            let best = acos(min(1, max(-1, n.best))), second = acos(min(1, max(-1, n.second)))
+            return best <= Double(options.maxDistance) && best < Double(options.maxRatio) * second
+        }
+        let forward = descriptorsA.map { nearest($0, in: descriptorsB) }
+        let backward = descriptorsB.map { nearest($0, in: descriptorsA) }
+        var expected = Set<FeatureMatch>()
+        for (i, n) in forward.enumerated() where passes(n) && backward[n.index].index == i && passes(backward[n.index]) {
+            expected.insert(FeatureMatch(Int32(i), Int32(n.index)))
+        }
+        XCTAssertGreaterThan(expected.count, 100)
+        // Float rounding may flip a test sitting exactly on its threshold; nothing more.
+        let differing = expected.symmetricDifference(Set(matches)).count
+        XCTAssertLessThanOrEqual(differing, 1, "\(differing) of \(expected.count) matches differ")
+    }
+
     func testUnrelatedImagesGiveFewMatches() throws {
         let (a, _, matches) = try matchPair(
             SyntheticGrayImage.blobs(width: 640, height: 480, count: 800, seed: 15),

@@ -19,6 +19,7 @@ struct cvis_features {
   bool mask_from_alpha = false;       // the image's alpha channel masked it
   std::vector<float> keypoints;       // count x 4: x, y (COLMAP pixel convention), scale, angle
   std::vector<float> descriptors;     // count x 128, unit L2 length
+  std::vector<uint8_t> descriptor_bytes;  // count x 128, the quantised form the floats come from
   std::vector<uint8_t> colors;        // count x 3, RGB
 
   int32_t Count() const { return static_cast<int32_t>(keypoints.size() / 4); }
@@ -26,9 +27,10 @@ struct cvis_features {
 
 namespace cvis {
 
-// Descriptors are quantised to bytes (x 512, saturated, as COLMAP stores them) both when
-// extracted and when loaded, so a checkpoint reloads bit-identical features at a quarter of the
-// size. These convert between the two forms; the float form is renormalised to unit length.
+// Descriptors are quantised to bytes (x 512, saturated, as COLMAP stores them) when extracted;
+// the bytes are kept (matching multiplies them, similarity.h) and are what a checkpoint stores,
+// so it reloads bit-identical features at a quarter of the size. These convert between the two
+// forms; the float form is renormalised to unit length.
 void QuantizeDescriptor(const float* unit, uint8_t* bytes);
 void DequantizeDescriptor(const uint8_t* bytes, float* unit);
 

@@ -67,11 +67,7 @@ extern "C" cvis_status cvis_features_save(const cvis_features* features, const c
     const int32_t count = features->Count();
     const int32_t header[4] = {features->image_width, features->image_height, count,
                                cvis_features::kDescriptorDim};
-    std::vector<uint8_t> bytes(size_t(count) * cvis_features::kDescriptorDim);
-    for (int32_t i = 0; i < count; ++i) {
-      QuantizeDescriptor(&features->descriptors[size_t(i) * cvis_features::kDescriptorDim],
-                         &bytes[size_t(i) * cvis_features::kDescriptorDim]);
-    }
+    const std::vector<uint8_t>& bytes = features->descriptor_bytes;
     const float blur = float(features->blur_score);
     const float contrast = float(features->contrast);
     const double threshold = features->contrast_threshold;
@@ -128,7 +124,8 @@ extern "C" cvis_status cvis_features_load(const char* path, cvis_features** out)
     features->count_at_base_threshold = extra[0];
     features->mask_from_alpha = (extra[1] & 1) != 0;
     const size_t count = size_t(header[2]);
-    std::vector<uint8_t> bytes(count * cvis_features::kDescriptorDim);
+    std::vector<uint8_t>& bytes = features->descriptor_bytes;
+    bytes.resize(count * cvis_features::kDescriptorDim);
     features->keypoints.resize(count * 4);
     features->colors.resize(count * 3);
     features->descriptors.resize(bytes.size());

@@ -1,6 +1,6 @@
 // Brute-force descriptor matching as a dense matrix product. With unit descriptors the dot
-// product is the cosine of the angle between them, so one float GEMM per row block gives every
-// distance; a pass over each block keeps the best and second best in both directions, which is
+// product is the cosine of the angle between them, so one matrix product per row block gives
+// every distance (similarity.h: on the descriptors' bytes); a pass over each block keeps the best and second best in both directions, which is
 // all that the ratio test and the mutual check need. Single-threaded by design: the caller
 // parallelises over image pairs, and no state is shared, so concurrent calls are safe.
 #include <algorithm>
@@ -13,12 +13,10 @@
 #include "../util/status.h"
 #include "features.h"
 #include "nearest.h"
+#include "similarity.h"
 
 namespace cvis {
 namespace {
-
-using DescriptorMap = Eigen::Map<const Eigen::Matrix<float, cvis_features::kDescriptorDim,
-                                                     Eigen::Dynamic>>;
 
 // Rows of a processed per GEMM: bounds the similarity block to 256 x count(b) floats (8 MB for
 // 8k features), small enough to stay friendly to the cache while the product stays efficient.
@@ -101,8 +99,7 @@ extern "C" cvis_status cvis_match_features(const cvis_features* a, const cvis_fe
     if (count_a == 0 || count_b == 0) return CVIS_OK;
     if (matches == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_match_features: null output");
 
-    const DescriptorMap descriptors_a(a->descriptors.data(), cvis_features::kDescriptorDim, count_a);
-    const DescriptorMap descriptors_b(b->descriptors.data(), cvis_features::kDescriptorDim, count_b);
+    const DescriptorSimilarity product(*a, *b);
     std::vector<Nearest> nearest_in_b(count_a);   // for each a: its neighbours in b
     std::vector<float> best_b(count_b, -2.0f), second_b(count_b, -2.0f);  // for each b, in a
     std::vector<int32_t> index_b(count_b, -1);
@@ -111,8 +108,7 @@ extern "C" cvis_status cvis_match_features(const cvis_features* a, const cvis_fe
     Eigen::MatrixXf similarity(count_b, kBlockSize);
     for (int32_t start = 0; start < count_a; start += kBlockSize) {
       const int32_t rows = std::min(kBlockSize, count_a - start);
-      similarity.leftCols(rows).noalias() =
-          descriptors_b.transpose() * descriptors_a.middleCols(start, rows);
+      product.Compute(start, rows, similarity.data());
       for (int32_t j = 0; j < rows; ++j) {
         const float* column = similarity.col(j).data();
         nearest_in_b[start + j] = ScanColumn(column, count_b, start + j, best_b.data(),

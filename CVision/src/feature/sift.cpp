@@ -57,8 +57,7 @@ cv::Rect DetectionRegion(const cv::Mat& keep, cv::Size size) {
 
 // Descriptor rows in place: RootSIFT (L1 normalise, square root) or plain L2, then the byte
 // round trip shared with the checkpoint format.
-void NormalizeDescriptors(const cv::Mat& raw, bool root_sift, float* out) {
-  std::vector<uint8_t> bytes(cvis_features::kDescriptorDim);
+void NormalizeDescriptors(const cv::Mat& raw, bool root_sift, uint8_t* out_bytes, float* out) {
   std::vector<float> unit(cvis_features::kDescriptorDim);
   for (int i = 0; i < raw.rows; ++i) {
     const float* row = raw.ptr<float>(i);
@@ -69,8 +68,9 @@ void NormalizeDescriptors(const cv::Mat& raw, bool root_sift, float* out) {
     for (int k = 0; k < raw.cols; ++k) {
       unit[k] = root_sift ? std::sqrt(std::abs(row[k]) * inverse) : row[k] * inverse;
     }
-    QuantizeDescriptor(unit.data(), bytes.data());
-    DequantizeDescriptor(bytes.data(), out + size_t(i) * cvis_features::kDescriptorDim);
+    uint8_t* bytes = out_bytes + size_t(i) * cvis_features::kDescriptorDim;
+    QuantizeDescriptor(unit.data(), bytes);
+    DequantizeDescriptor(bytes, out + size_t(i) * cvis_features::kDescriptorDim);
   }
 }
 
@@ -319,6 +319,7 @@ cvis_status Extract(const char* image_path, const char* mask_path, const cvis_re
   features->keypoints.resize(count * 4);
   features->colors.resize(count * 3);
   features->descriptors.resize(count * cvis_features::kDescriptorDim);
+  features->descriptor_bytes.resize(count * cvis_features::kDescriptorDim);
   cv::Mat selected(int(count), raw.cols, CV_32F);
   for (size_t j = 0; j < count; ++j) {
     const int i = order[j];
@@ -336,7 +337,8 @@ cvis_status Extract(const char* image_path, const char* mask_path, const cvis_re
     features->colors[j * 3 + 2] = bgr[0];
     raw.row(i).copyTo(selected.row(int(j)));
   }
-  NormalizeDescriptors(selected, options.root_sift != 0, features->descriptors.data());
+  NormalizeDescriptors(selected, options.root_sift != 0, features->descriptor_bytes.data(),
+                       features->descriptors.data());
   *out = features.release();
   return CVIS_OK;
 }
@@ -397,6 +399,8 @@ extern "C" cvis_status cvis_extract_finer_features(const char* image_path, const
     merged->colors.insert(merged->colors.end(), finer->colors.begin(), finer->colors.begin() + 3 * added);
     merged->descriptors.insert(merged->descriptors.end(), finer->descriptors.begin(),
                                finer->descriptors.begin() + size_t(added) * cvis_features::kDescriptorDim);
+    merged->descriptor_bytes.insert(merged->descriptor_bytes.end(), finer->descriptor_bytes.begin(),
+                                    finer->descriptor_bytes.begin() + size_t(added) * cvis_features::kDescriptorDim);
     *out = merged.release();
     return CVIS_OK;
   });

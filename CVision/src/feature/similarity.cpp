@@ -1,0 +1,157 @@
+#include "similarity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#include <immintrin.h>
+#else
+#include <Eigen/Core>
+#endif
+
+namespace cvis {
+namespace {
+
+constexpr int kDim = cvis_features::kDescriptorDim;
+
+// 1 / |d| of each byte descriptor; the sum of squares is an integer that a float holds exactly.
+std::vector<float> InverseNorms(const cvis_features& features, size_t padded) {
+  std::vector<float> inverse(std::max(padded, size_t(features.Count())), 0.0f);
+  for (int32_t i = 0; i < features.Count(); ++i) {
+    const uint8_t* d = &features.descriptor_bytes[size_t(i) * kDim];
+    int32_t squared = 0;
+    for (int k = 0; k < kDim; ++k) squared += int32_t(d[k]) * d[k];
+    inverse[i] = squared > 0 ? 1.0f / std::sqrt(float(squared)) : 0.0f;
+  }
+  return inverse;
+}
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+
+constexpr int kLanes = 16;        // b's keypoints per vector
+constexpr int kSteps = kDim / 4;  // VNNI sums four byte products per lane and step
+constexpr int kVectors = 4;       // b vectors per tile: 64 keypoints of b
+constexpr int kRows = 6;          // a's keypoints per tile: 6 x 4 accumulators, 4 b vectors
+
+// One tile: a's keypoints rows[0..kRows) against b's vectors [vector, vector + kVectors).
+// Rows beyond `valid` repeat a real row so that every read stays inside a's bytes; they are
+// computed and not stored.
+inline void Tile(const uint8_t* const* rows, int valid, const int32_t* offsets, const float* inverse_a,
+                 const uint8_t* packed_b, const float* inverse_b, int32_t vector, int32_t count_b,
+                 int32_t stride, float* similarity) {
+  __m512i sum[kRows][kVectors];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kVectors; ++c) sum[r][c] = _mm512_setzero_si512();
+  }
+  const uint8_t* b = packed_b + size_t(vector) * kSteps * 64;
+  for (int step = 0; step < kSteps; ++step) {
+    __m512i bytes_b[kVectors];
+#pragma GCC unroll 4
+    for (int c = 0; c < kVectors; ++c) {
+      bytes_b[c] = _mm512_loadu_si512(b + (size_t(c) * kSteps + step) * 64);
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      int32_t four;
+      std::memcpy(&four, rows[r] + 4 * step, 4);
+      const __m512i bytes_a = _mm512_set1_epi32(four);
+#pragma GCC unroll 4
+      for (int c = 0; c < kVectors; ++c) sum[r][c] = _mm512_dpbusd_epi32(sum[r][c], bytes_a, bytes_b[c]);
+    }
+  }
+  for (int r = 0; r < valid; ++r) {
+    const __m512i offset = _mm512_set1_epi32(offsets[r]);
+    const __m512 inverse = _mm512_set1_ps(inverse_a[r]);
+    float* column = similarity + size_t(r) * stride;
+#pragma GCC unroll 4
+    for (int c = 0; c < kVectors; ++c) {
+      const int32_t first = (vector + c) * kLanes;
+      if (first >= count_b) break;
+      const int32_t left = count_b - first;
+      const __mmask16 mask = left >= kLanes ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1u);
+      const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][c], offset));
+      const __m512 value = _mm512_mul_ps(_mm512_mul_ps(dot, inverse), _mm512_loadu_ps(inverse_b + first));
+      _mm512_mask_storeu_ps(column + first, mask, value);
+    }
+  }
+}
+
+#endif
+
+}  // namespace
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+
+DescriptorSimilarity::DescriptorSimilarity(const cvis_features& a, const cvis_features& b) : a_(a), b_(b) {
+  const int32_t count_b = b.Count();
+  const int32_t tile = kLanes * kVectors;
+  const int32_t padded = (count_b + tile - 1) / tile * tile;
+  inverse_norm_a_ = InverseNorms(a, 0);
+  inverse_norm_b_ = InverseNorms(b, size_t(padded));
+  offset_a_.resize(a.Count());
+  for (int32_t i = 0; i < a.Count(); ++i) {
+    const uint8_t* d = &a.descriptor_bytes[size_t(i) * kDim];
+    int32_t sum = 0;
+    for (int k = 0; k < kDim; ++k) sum += d[k];
+    offset_a_[i] = 128 * sum;
+  }
+  // Vector v, step s holds keypoints 16v..16v+15 of b, bytes 4s..4s+3 of each, shifted to int8
+  // (b - 128); padding keypoints are 0 after the shift and never stored.
+  packed_b_.assign(size_t(padded) * kDim, 0);
+  for (int32_t i = 0; i < count_b; ++i) {
+    const uint8_t* d = &b.descriptor_bytes[size_t(i) * kDim];
+    uint8_t* vector = &packed_b_[size_t(i / kLanes) * kSteps * 64];
+    for (int step = 0; step < kSteps; ++step) {
+      for (int k = 0; k < 4; ++k) vector[step * 64 + (i % kLanes) * 4 + k] = d[4 * step + k] ^ 0x80u;
+    }
+  }
+}
+
+void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarity) const {
+  const int32_t count_b = b_.Count();
+  const int32_t vectors = int32_t(packed_b_.size() / (size_t(kSteps) * 64));
+  const uint8_t* bytes_a = a_.descriptor_bytes.data();
+  // b's tile outermost: its 8 KB of packed bytes stay in L1 while a's block streams past.
+  for (int32_t vector = 0; vector < vectors; vector += kVectors) {
+    for (int32_t row = 0; row < rows; row += kRows) {
+      const int valid = std::min(kRows, rows - row);
+      const uint8_t* row_bytes[kRows];
+      for (int r = 0; r < kRows; ++r) {
+        row_bytes[r] = bytes_a + size_t(start + row + std::min(r, valid - 1)) * kDim;
+      }
+      Tile(row_bytes, valid, &offset_a_[start + row], &inverse_norm_a_[start + row], packed_b_.data(),
+           inverse_norm_b_.data(), vector, count_b, count_b, similarity + size_t(row) * count_b);
+    }
+  }
+}
+
+#else
+
+DescriptorSimilarity::DescriptorSimilarity(const cvis_features& a, const cvis_features& b) : a_(a), b_(b) {
+  inverse_norm_a_ = InverseNorms(a, 0);
+  inverse_norm_b_ = InverseNorms(b, 0);
+  float_b_.assign(b.descriptor_bytes.begin(), b.descriptor_bytes.end());
+}
+
+void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarity) const {
+  using Matrix = Eigen::Matrix<float, kDim, Eigen::Dynamic>;
+  const int32_t count_b = b_.Count();
+  Matrix block_a(kDim, rows);
+  const uint8_t* bytes_a = &a_.descriptor_bytes[size_t(start) * kDim];
+  std::copy(bytes_a, bytes_a + size_t(rows) * kDim, block_a.data());
+  const Eigen::Map<const Matrix> descriptors_b(float_b_.data(), kDim, count_b);
+  Eigen::Map<Eigen::MatrixXf> out(similarity, count_b, rows);
+  out.noalias() = descriptors_b.transpose() * block_a;  // integers below 2^24: exact
+  for (int32_t j = 0; j < rows; ++j) {
+    const float inverse = inverse_norm_a_[start + j];
+    float* column = similarity + size_t(j) * count_b;
+    for (int32_t i = 0; i < count_b; ++i) column[i] = (column[i] * inverse) * inverse_norm_b_[i];
+  }
+}
+
+#endif
+
+}  // namespace cvis

@@ -178,11 +178,12 @@ extern "C" cvis_status cvis_mesh_transfer_colors(cvis_mesh* handle, const cvis_m
     auto& mesh = handle->mesh;
     mesh.vertex_colors_.assign(mesh.vertices_.size(), Eigen::Vector3d(0.5, 0.5, 0.5));
     if (!cloud->cloud.HasColors()) return CVIS_OK;
+    const auto& tree = cloud->Tree();
     ParallelFor(int64_t(mesh.vertices_.size()), 2, [&](int64_t begin, int64_t end) {
       std::vector<int> index(1);
       std::vector<double> squared(1);
       for (int64_t i = begin; i < end; ++i) {
-        if (cloud->tree.SearchKNN(mesh.vertices_[size_t(i)], 1, index, squared) == 1) {
+        if (tree.SearchKNN(mesh.vertices_[size_t(i)], 1, index, squared) == 1) {
           mesh.vertex_colors_[size_t(i)] = cloud->cloud.colors_[size_t(index[0])];
         }
       }

@@ -1,4 +1,5 @@
-// C entry points of cvis_mesh_cloud: an oriented cloud in a KD-tree, its spacing and extent.
+// C entry points of cvis_mesh_cloud: an oriented cloud, its KD-tree (built on first use), its
+// spacing and extent.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -11,15 +12,15 @@ namespace cvis_mesh_core {
 double NearestDistance(const cvis_mesh_cloud& cloud, const Eigen::Vector3d& query) {
   std::vector<int> index(1);
   std::vector<double> squared(1);
-  if (cloud.tree.SearchKNN(query, 1, index, squared) < 1) return INFINITY;
+  if (cloud.Tree().SearchKNN(query, 1, index, squared) < 1) return INFINITY;
   return std::sqrt(squared[0]);
 }
 
 namespace {
 
 // Median nearest-neighbour distance over a seeded sample of at most 20000 points.
-double MedianSpacing(const cvis_mesh_cloud& cloud) {
-  const size_t n = cloud.cloud.points_.size();
+double MedianSpacing(const open3d::geometry::PointCloud& cloud, const open3d::geometry::KDTreeFlann& tree) {
+  const size_t n = cloud.points_.size();
   const size_t samples = std::min<size_t>(n, 20000);
   std::mt19937_64 random(7);
   std::uniform_int_distribution<size_t> pick(0, n - 1);
@@ -29,7 +30,7 @@ double MedianSpacing(const cvis_mesh_cloud& cloud) {
   std::vector<double> squared(2);
   for (size_t k = 0; k < samples; ++k) {
     const size_t i = samples == n ? k : pick(random);
-    if (cloud.tree.SearchKNN(cloud.cloud.points_[i], 2, index, squared) == 2) {
+    if (tree.SearchKNN(cloud.points_[i], 2, index, squared) == 2) {
       spacing.push_back(std::sqrt(squared[1]));
     }
   }
@@ -40,6 +41,23 @@ double MedianSpacing(const cvis_mesh_cloud& cloud) {
 
 }  // namespace
 }  // namespace cvis_mesh_core
+
+void cvis_mesh_cloud::Build() const {
+  std::call_once(built_, [this] {
+    tree_.SetGeometry(cloud);
+    median_spacing_ = cvis_mesh_core::MedianSpacing(cloud, tree_);
+  });
+}
+
+const open3d::geometry::KDTreeFlann& cvis_mesh_cloud::Tree() const {
+  Build();
+  return tree_;
+}
+
+double cvis_mesh_cloud::MedianSpacing() const {
+  Build();
+  return median_spacing_;
+}
 
 extern "C" cvis_status cvis_mesh_cloud_create(int64_t num_points, const float* points,
                                               const float* normals, const uint8_t* colors,
@@ -83,8 +101,6 @@ extern "C" cvis_status cvis_mesh_cloud_create(int64_t num_points, const float* p
       return Fail(CVIS_NOT_ENOUGH_DATA, Str(pcd.points_.size(), " points", box ? " inside the region" : "",
                                             ": a surface needs at least 16"));
     }
-    cloud->tree.SetGeometry(pcd);
-    cloud->median_spacing = MedianSpacing(*cloud);
     *out = cloud.release();
     return CVIS_OK;
   });
@@ -97,7 +113,7 @@ extern "C" int64_t cvis_mesh_cloud_num_points(const cvis_mesh_cloud* cloud) {
 }
 
 extern "C" double cvis_mesh_cloud_median_spacing(const cvis_mesh_cloud* cloud) {
-  return cloud == nullptr ? 0 : cloud->median_spacing;
+  return cloud == nullptr ? 0 : cloud->MedianSpacing();
 }
 
 extern "C" cvis_status cvis_mesh_cloud_quantile_box(const cvis_mesh_cloud* cloud, double lo,

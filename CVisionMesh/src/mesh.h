@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <open3d/geometry/KDTreeFlann.h>
@@ -11,8 +12,18 @@
 
 struct cvis_mesh_cloud {
   open3d::geometry::PointCloud cloud;
-  open3d::geometry::KDTreeFlann tree;
-  double median_spacing = 0;
+
+  // The KD-tree (and the median spacing it gives) is built on first use, once, whichever thread
+  // asks: a cloud made only for its extent never pays for it, and Poisson builds it on the core
+  // its own solver leaves idle (poisson.cpp). Building 4M points' tree takes seconds.
+  const open3d::geometry::KDTreeFlann& Tree() const;
+  double MedianSpacing() const;
+
+ private:
+  void Build() const;
+  mutable std::once_flag built_;
+  mutable open3d::geometry::KDTreeFlann tree_;
+  mutable double median_spacing_ = 0;
 };
 
 struct cvis_mesh {

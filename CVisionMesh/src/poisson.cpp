@@ -2,6 +2,7 @@
 // support it (low density, far from every point, outside the region of interest).
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "internal.h"
 #include "mesh.h"
@@ -21,7 +22,7 @@ void OrientLikeCloud(cvis_mesh* handle, const cvis_mesh_cloud& cloud) {
   std::vector<int> index(1);
   std::vector<double> squared(1);
   for (size_t i = 0; i < n; i += step) {
-    if (cloud.tree.SearchKNN(mesh.vertices_[i], 1, index, squared) == 1) {
+    if (cloud.Tree().SearchKNN(mesh.vertices_[i], 1, index, squared) == 1) {
       agreement += mesh.vertex_normals_[i].dot(cloud.cloud.normals_[size_t(index[0])]);
     }
   }
@@ -56,6 +57,19 @@ extern "C" cvis_status cvis_mesh_poisson(const cvis_mesh_cloud* cloud,
     if (!(options->scale >= 1 && options->scale <= 4)) {
       return Fail(CVIS_INVALID_ARGUMENT, Str("Poisson scale ", options->scale, ": want 1 ... 4"));
     }
+    // Poisson keeps about 1.4 of 2 cores busy; the tree that orienting, trimming and colouring
+    // query is built meanwhile (joined before returning, whichever way).
+    // A failed build (out of memory) is left to the first caller after, which retries it.
+    std::thread tree_builder([cloud] {
+      try {
+        cloud->Tree();
+      } catch (...) {
+      }
+    });
+    struct Join {
+      std::thread& thread;
+      ~Join() { thread.join(); }
+    } join{tree_builder};
     auto [mesh, densities] = open3d::geometry::TriangleMesh::CreateFromPointCloudPoisson(
         cloud->cloud, size_t(options->depth), 0.f, float(options->scale), options->linear_fit != 0,
         options->num_threads > 0 ? options->num_threads : -1);
@@ -147,7 +161,7 @@ extern "C" cvis_status cvis_mesh_trim(cvis_mesh* handle, const cvis_mesh_cloud* 
     // cloud's spacing, or the Poisson cell when that is coarser (a coarse surface lies up to a
     // cell from its points even where they are dense).
     if (options->max_distance_spacings > 0) {
-      const double length = std::max(cloud->median_spacing, cell_size);
+      const double length = std::max(cloud->MedianSpacing(), cell_size);
       result.distance_threshold = options->max_distance_spacings * length;
       std::vector<char> far(triangles.size(), 0);
       ParallelFor(int64_t(triangles.size()), 2, [&](int64_t begin, int64_t end) {

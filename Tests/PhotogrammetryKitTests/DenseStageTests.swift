@@ -187,6 +187,49 @@ final class DenseStageTests: XCTestCase {
     }
 
     /// Pixels with a depth in the depth maps of `folder` whose names end in `suffix`.
+    /// The geometric pass through the pipeline (off by default, so the test above never takes
+    /// it): a geometric map beside each photometric one, fewer valid pixels than those (its
+    /// sources must agree), the cloud fused from the geometric maps and still on the sparse
+    /// surface, and a rerun that recomputes neither pass.
+    func testTempleRingPreviewWithTheGeometricPass() throws {
+        let capture = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let output = try temporaryDirectory().appendingPathComponent("out")
+        var options = ReconstructionOptions()
+        options.detail = .preview
+        options.noMesh = true
+        options.dense.geometricPass = true
+        let report = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(report.imagesRegistered, 12)
+        let densePoints = try XCTUnwrap(report.densePoints)
+        XCTAssertGreaterThan(densePoints, 10_000, "12 views of 640 x 480")
+
+        let depthFolder = output.appendingPathComponent("work/dense/depth")
+        let stamps = try Self.modificationDates(depthFolder)
+        XCTAssertEqual(stamps.keys.filter { $0.hasSuffix(".photometric.cvdm") }.count, 12)
+        XCTAssertEqual(stamps.keys.filter { $0.hasSuffix(".geometric.cvdm") }.count, 12)
+        let photometric = try Self.validDepthPixels(depthFolder, suffix: ".photometric.cvdm")
+        let geometric = try Self.validDepthPixels(depthFolder, suffix: ".geometric.cvdm")
+        XCTAssertGreaterThan(geometric, photometric / 4, "the pass keeps most of the surface")
+        XCTAssertLessThan(geometric, photometric, "and drops what its sources disagree on")
+        XCTAssertLessThanOrEqual(densePoints, geometric / options.dense.fusion.minNumViews,
+                                 "fused from the geometric maps")
+
+        let model = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        let sparse = model.points3D.values.map(\.position)
+        let low = sparse.reduce(sparse[0]) { pointwiseMin($0, $1) }, high = sparse.reduce(sparse[0]) { pointwiseMax($0, $1) }
+        let cloud = try PointCloud.load(output.appendingPathComponent("dense.ply")).points.map { SIMD3<Double>($0) }
+        let step = max(1, cloud.count / 1500)
+        let distances = stride(from: 0, to: cloud.count, by: step).map { i in
+            sparse.reduce(Double.infinity) { min($0, length($1 - cloud[i])) }
+        }
+        XCTAssertLessThan(try XCTUnwrap(distances.median()) / length(high - low), 0.02,
+                          "median distance to the nearest sparse point, relative to the scene")
+
+        let again = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(again.densePoints, densePoints)
+        XCTAssertEqual(try Self.modificationDates(depthFolder), stamps, "no depth map of either pass recomputed")
+    }
+
     private static func validDepthPixels(_ folder: URL, suffix: String) throws -> Int {
         var count = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(suffix) {

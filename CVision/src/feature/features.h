@@ -1,5 +1,7 @@
-// The storage behind the opaque cvis_features handle. Descriptors are one contiguous row-major
-// float matrix (count x 128, unit L2 rows) so matching can map it into a GEMM without copying.
+// The storage behind the opaque cvis_features handle. Descriptors are kept twice: as the bytes
+// they were quantised to (what matching multiplies, similarity.h, and what a checkpoint stores)
+// and as one contiguous row-major float matrix of unit rows (count x 128: retrieval, guided
+// matching and the C API read these).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // Brute-force descriptor matching as a dense matrix product. With unit descriptors the dot
 // product is the cosine of the angle between them, so one matrix product per row block gives
-// every distance (similarity.h: on the descriptors' bytes); a pass over each block keeps the best and second best in both directions, which is
-// all that the ratio test and the mutual check need. Single-threaded by design: the caller
+// every distance (similarity.h: on the descriptors' bytes); a pass over each block keeps the
+// best and second best in both directions, which is all that the ratio test and the mutual
+// check need. Single-threaded by design: the caller
 // parallelises over image pairs, and no state is shared, so concurrent calls are safe.
 #include <algorithm>
 #include <cmath>

@@ -39,7 +39,7 @@ constexpr int kRows = 6;          // a's keypoints per tile: 6 x 4 accumulators,
 // computed and not stored.
 inline void Tile(const uint8_t* const* rows, int valid, const int32_t* offsets, const float* inverse_a,
                  const uint8_t* packed_b, const float* inverse_b, int32_t vector, int32_t count_b,
-                 int32_t stride, float* similarity) {
+                 float* similarity) {
   __m512i sum[kRows][kVectors];
 #pragma GCC unroll 6
   for (int r = 0; r < kRows; ++r) {
@@ -65,7 +65,7 @@ inline void Tile(const uint8_t* const* rows, int valid, const int32_t* offsets, 
   for (int r = 0; r < valid; ++r) {
     const __m512i offset = _mm512_set1_epi32(offsets[r]);
     const __m512 inverse = _mm512_set1_ps(inverse_a[r]);
-    float* column = similarity + size_t(r) * stride;
+    float* column = similarity + size_t(r) * count_b;  // columns are count(b) long
 #pragma GCC unroll 4
     for (int c = 0; c < kVectors; ++c) {
       const int32_t first = (vector + c) * kLanes;
@@ -123,7 +123,7 @@ void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarit
         row_bytes[r] = bytes_a + size_t(start + row + std::min(r, valid - 1)) * kDim;
       }
       Tile(row_bytes, valid, &offset_a_[start + row], &inverse_norm_a_[start + row], packed_b_.data(),
-           inverse_norm_b_.data(), vector, count_b, count_b, similarity + size_t(row) * count_b);
+           inverse_norm_b_.data(), vector, count_b, similarity + size_t(row) * count_b);
     }
   }
 }

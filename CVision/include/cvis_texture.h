@@ -1,8 +1,8 @@
 /* Texture atlas of a triangle mesh from calibrated photos (Waechter, Moehrle and Goesele 2014,
  * "Let There Be Color!", simplified): per-face view selection weighing resolution, viewing angle
  * and occlusion, smoothed so neighbouring faces share a view; charts of same-view faces with UVs
- * from that view's projection, packed into atlas pages; exposure differences between charts
- * levelled across their seams. */
+ * from that view's projection, packed into atlas pages; exposure and shading differences
+ * between charts levelled across their seams. */
 #ifndef CVIS_TEXTURE_H
 #define CVIS_TEXTURE_H
 
@@ -26,10 +26,14 @@ typedef struct cvis_texture_options {
                                    view, against a data cost in [0, 1] (1 - quality / best) */
   int32_t smoothing_iterations; /* default 10: rounds of iterated conditional modes */
   int32_t max_views_per_face;   /* default 8: the best views by quality a face may choose from */
-  int32_t level_seams;          /* default 1: solve per-view colour offsets that agree across
-                                   seams (0: off) */
-  double seam_regularization;   /* default 0.1: pull of each view's offset towards 0, per seam
-                                   edge's weight 1 (keeps the overall brightness) */
+  int32_t level_seams;          /* default 2: global, then local; 1: global, one colour offset
+                                   per view so that the seams agree; 2 also moves each chart,
+                                   vertex by vertex, to the colour its faces' candidate views
+                                   agree on, keeping its own view's detail within faces; 0: off */
+  double seam_regularization;   /* default 0.1, global levelling: pull of each view's offset
+                                   towards 0, per seam edge's weight 1 (keeps the brightness) */
+  double local_seam_sigma_px;   /* default 1, local levelling: the correction is smoothed over a
+                                   chart at this scale, in pixels of its view (0: not smoothed) */
   int32_t num_threads;          /* default 2 */
 } cvis_texture_options;
 

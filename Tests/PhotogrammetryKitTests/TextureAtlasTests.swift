@@ -45,8 +45,9 @@ final class TextureAtlasTests: XCTestCase {
     }
 
     /// Renders what a view sees (the plane, the occluder in front when present), one ray per
-    /// pixel centre, with `offset` added to every channel (an exposure step).
-    static func render(_ view: MVSView, occluder: Bool, offset: Double = 0) -> [SIMD3<UInt8>] {
+    /// pixel centre, with `offset` added to every channel (an exposure step) and, on the plane,
+    /// `gradient` times its y (shading that changes across the surface, as light does).
+    static func render(_ view: MVSView, occluder: Bool, offset: Double = 0, gradient: Double = 0) -> [SIMD3<UInt8>] {
         let r = view.camFromWorld.rotation.transposed
         let centre = -(r * view.camFromWorld.translation)
         var pixels: [SIMD3<UInt8>] = []
@@ -60,7 +61,7 @@ final class TextureAtlasTests: XCTestCase {
                     color = occluderColor
                 } else {
                     let p = centre + (-centre.z / d.z) * d
-                    if abs(p.x) <= 1, abs(p.y) <= 1 { color = planeColor(p.x, p.y) }
+                    if abs(p.x) <= 1, abs(p.y) <= 1 { color = planeColor(p.x, p.y) + gradient * p.y }
                 }
                 let shifted = (color + offset).clamped(lowerBound: SIMD3(repeating: 0), upperBound: SIMD3(repeating: 255))
                 pixels.append(SIMD3(UInt8(shifted.x.rounded()), UInt8(shifted.y.rounded()), UInt8(shifted.z.rounded())))
@@ -75,14 +76,15 @@ final class TextureAtlasTests: XCTestCase {
                 camFromWorld: MVSTestScene.lookAt(from: centre, to: target))
     }
 
-    func writeViews(_ views: [MVSView], occluder: Bool, offsets: [Double]) throws -> [URL] {
+    func writeViews(_ views: [MVSView], occluder: Bool, offsets: [Double], gradients: [Double]? = nil) throws -> [URL] {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("texture-test-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         return try views.enumerated().map { k, view in
             let url = folder.appendingPathComponent("view\(k).png")
-            try TestPNG.writeRGB(Self.render(view, occluder: occluder, offset: offsets[k]), width: view.width,
+            try TestPNG.writeRGB(Self.render(view, occluder: occluder, offset: offsets[k], gradient: gradients?[k] ?? 0),
+                                 width: view.width,
                                  height: view.height, to: url)
             return url
         }
@@ -161,8 +163,8 @@ final class TextureAtlasTests: XCTestCase {
         options.pageSize = 1024
         options.minViewCos = 0.3
 
-        func step(levelled: Bool) throws -> Double {
-            options.levelSeams = levelled
+        func step(_ levelling: TextureOptions.SeamLevelling) throws -> Double {
+            options.seamLevelling = levelling
             let atlas = try TextureAtlas.make(positions: mesh.points, triangles: mesh.triangles, colors: nil, views: views,
                                               imageURLs: images, options: options)
             let faceViews = atlas.faceViews
@@ -174,10 +176,57 @@ final class TextureAtlasTests: XCTestCase {
             }
             return meanError(1) - meanError(0)
         }
-        let before = try step(levelled: false)
-        let after = try step(levelled: true)
+        let before = try step(.off)
         XCTAssertEqual(before, 30, accuracy: 3, "the step as rendered")
-        XCTAssertLessThan(abs(after), 3, "exposure step after levelling: \(after)")
+        for levelling in [TextureOptions.SeamLevelling.perView, .local] {
+            let after = try step(levelling)
+            XCTAssertLessThan(abs(after), 3, "exposure step after levelling \(levelling): \(after)")
+        }
+    }
+
+    func testLocalSeamLevellingRemovesAShadingStepThatVariesAlongTheSeam() throws {
+        // The right view sees the plane 40 levels darker at y = -1 and 40 brighter at y = 1: no
+        // one offset per view can level that seam (its mean step is 0), a local correction can.
+        let views = [Self.view(at: SIMD3(-1.0, 0, -1.6), lookingAt: SIMD3(-0.5, 0, 0)),
+                     Self.view(at: SIMD3(1.0, 0, -1.6), lookingAt: SIMD3(0.5, 0, 0))]
+        let (mesh, planeFaces) = try Self.planeMesh(occluder: false)
+        let images = try writeViews(views, occluder: false, offsets: [0, 0], gradients: [0, 40])
+        var options = TextureOptions()
+        options.pageSize = 1024
+        options.minViewCos = 0.3
+        let triangles = mesh.triangles
+
+        /// The mean absolute step across the seam: per pair of faces sharing an edge, one textured
+        /// from each view, the difference of their mean colour errors.
+        func seamStep(_ levelling: TextureOptions.SeamLevelling) throws -> Double {
+            options.seamLevelling = levelling
+            let atlas = try TextureAtlas.make(positions: mesh.points, triangles: triangles, colors: nil, views: views,
+                                              imageURLs: images, options: options)
+            let faceViews = atlas.faceViews
+            let errors = colorErrors(atlas, mesh: mesh, planeFaces: planeFaces).map { e in
+                e.map { $0.sum() / 3 }.reduce(0, +) / Double(e.count)
+            }
+            var faceOfEdge: [SIMD2<Int32>: Int] = [:]
+            var steps: [Double] = []
+            for f in 0..<planeFaces {
+                let t = triangles[f]
+                for (a, b) in [(t.x, t.y), (t.y, t.z), (t.z, t.x)] {
+                    let edge = SIMD2(min(a, b), max(a, b))
+                    if let g = faceOfEdge[edge] {
+                        if faceViews[f] == 1, faceViews[g] == 0 { steps.append(abs(errors[f] - errors[g])) }
+                        if faceViews[f] == 0, faceViews[g] == 1 { steps.append(abs(errors[g] - errors[f])) }
+                    } else {
+                        faceOfEdge[edge] = f
+                    }
+                }
+            }
+            XCTAssertGreaterThan(steps.count, 15, "the seam runs the plane's height")
+            return steps.reduce(0, +) / Double(max(1, steps.count))
+        }
+        let perView = try seamStep(.perView)
+        let local = try seamStep(.local)
+        XCTAssertGreaterThan(perView, 12, "the step per-view offsets leave")
+        XCTAssertLessThan(local, 4, "the step local levelling leaves (per-view offsets: \(perView))")
     }
 
     func testTexturedModelSplitsVerticesAtChartBorders() throws {

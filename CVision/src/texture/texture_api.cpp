@@ -1,6 +1,7 @@
 // cvis_texture_mesh: candidate views, view selection, charts, packing, sampling the views into
-// the atlas, then seam levelling on the atlas itself (both sides of a seam are read back through
-// their UVs, so no view image has to stay in memory).
+// the atlas, then seam levelling: locally, chart by chart as its texels are sampled, or with one
+// offset per view over the whole atlas. Neither keeps more than one view image in memory per
+// thread.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,8 +39,13 @@ extern "C" void cvis_texture_options_default(cvis_texture_options* options) {
   options->smoothness = 1.0;
   options->smoothing_iterations = 10;
   options->max_views_per_face = 8;
-  options->level_seams = 1;
+  // Local levelling: synthetic-orbit from its own mesh at full, 26.34 dB and SSIM 0.852 with
+  // per-view offsets, 27.17 and 0.863 so (the true mesh from the true poses: 27.38 -> 27.99).
+  options->level_seams = 2;
   options->seam_regularization = 0.1;
+  // The smaller the better on synthetic-orbit (sigma 0.5 / 1 / 2 / 4 / 8: 27.19 / 27.17 / 27.13 /
+  // 27.05 / 26.93 dB); one pixel still averages a finest mesh's neighbouring faces.
+  options->local_seam_sigma_px = 1.0;
   options->num_threads = 2;
 }
 
@@ -66,7 +72,8 @@ cvis_status ValidateOptions(const cvis_texture_options& o) {
   if (o.page_size < 64 || o.page_size > 16384 || o.max_pages < 1 || o.max_pages > 256 ||
       o.padding_px < 0 || o.padding_px > 64 || !(o.max_texel_per_pixel > 0) || o.min_view_cos < -1 ||
       o.min_view_cos > 1 || o.smoothness < 0 || o.smoothing_iterations < 0 || o.max_views_per_face < 1 ||
-      o.seam_regularization <= 0 || o.num_threads < 1) {
+      o.seam_regularization <= 0 || o.num_threads < 1 || o.level_seams < 0 || o.level_seams > 2 ||
+      !(o.local_seam_sigma_px >= 0)) {
     return Fail(CVIS_INVALID_ARGUMENT, "cvis_texture_mesh: an option is out of range");
   }
   return CVIS_OK;
@@ -209,10 +216,24 @@ extern "C" cvis_status cvis_texture_mesh(int64_t num_vertices, const float* vert
       }
     }
 
-    // Texels from the views, each view decoded once; charts never overlap, so threads write
-    // disjoint rectangles. Below one texel per pixel the view is area-filtered first, so the
-    // atlas does not alias.
+    // Seam levelling, global (one offset per view from the candidates' colours beside the seams)
+    // and local (a smooth correction per chart vertex).
+    std::vector<std::array<float, 3>> offsets(num_views, {0.0f, 0.0f, 0.0f});
+    if (options->level_seams >= 1) {
+      offsets = LevelSeams(num_views, CollectSeamSamples(mesh, charts, chart_of, neighbours, candidates),
+                           options->seam_regularization);
+    }
+
+    // Texels from the views, each view decoded once, plus the view's offset and, levelling
+    // locally, the chart's correction; charts never overlap, so threads write disjoint
+    // rectangles. Below one texel per pixel the view is area-filtered first, so the atlas does
+    // not alias.
     std::vector<std::string> failures(num_views);
+    const bool level_locally = options->level_seams == 2;
+    const LocalLevelling local =
+        level_locally ? LevelSeamsLocally(mesh, view_list, charts, chart_of, neighbours, candidates, offsets,
+                                          options->local_seam_sigma_px, options->num_threads)
+                      : LocalLevelling{};
     ParallelFor(num_views, options->num_threads, 1, [&](int64_t begin, int64_t end, int) {
       for (int64_t v = begin; v < end; ++v) {
         if (charts_of_view[v].empty()) continue;
@@ -231,11 +252,20 @@ extern "C" cvis_status cvis_texture_mesh(int64_t num_vertices, const float* vert
         for (size_t c : charts_of_view[v]) {
           const Chart& chart = charts[c];
           auto& page = atlas->pages[chart.page];
+          const std::vector<std::array<float, 3>> correction =
+              level_locally ? CorrectionTexels(mesh, chart, local.vertices[c], local.corrections[c], atlas->uvs.data(), size)
+                            : std::vector<std::array<float, 3>>();
+          const auto& offset = offsets[v];
           for (int j = 0; j < chart.height; ++j) {
             const double y = TexelToPixel(j + 0.5, chart.min_y, scale, padding);
             for (int i = 0; i < chart.width; ++i) {
               const double x = TexelToPixel(i + 0.5, chart.min_x, scale, padding);
-              const auto rgb = SampleBGR(image, x * resample, y * resample);
+              auto rgb = SampleBGR(image, x * resample, y * resample);
+              for (int k = 0; k < 3; ++k) rgb[k] += offset[k];
+              if (level_locally) {
+                const auto& g = correction[size_t(j) * chart.width + i];
+                for (int k = 0; k < 3; ++k) rgb[k] += g[k];
+              }
               uint8_t* texel = &page[(size_t(chart.y + j) * size + chart.x + i) * 3];
               for (int k = 0; k < 3; ++k) texel[k] = uint8_t(std::clamp(std::lround(rgb[k]), 0L, 255L));
             }
@@ -245,25 +275,6 @@ extern "C" cvis_status cvis_texture_mesh(int64_t num_vertices, const float* vert
     });
     for (int32_t v = 0; v < num_views; ++v) {
       if (!failures[v].empty()) return Fail(CVIS_DECODE_ERROR, failures[v]);
-    }
-
-    if (options->level_seams) {
-      const auto samples = CollectSeamSamples(mesh, charts, chart_of, neighbours, candidates);
-      const auto offsets = LevelSeams(num_views, samples, options->seam_regularization);
-      for (size_t c = 0; c < charts.size(); ++c) {
-        const Chart& chart = charts[c];
-        if (chart.view < 0) continue;
-        const auto& offset = offsets[chart.view];
-        auto& page = atlas->pages[chart.page];
-        for (int y = chart.y; y < chart.y + chart.height; ++y) {
-          for (int x = chart.x; x < chart.x + chart.width; ++x) {
-            uint8_t* texel = &page[(size_t(y) * size + x) * 3];
-            for (int k = 0; k < 3; ++k) {
-              texel[k] = uint8_t(std::clamp(std::lround(texel[k] + offset[k]), 0L, 255L));
-            }
-          }
-        }
-      }
     }
     *out = atlas.release();
     return CVIS_OK;

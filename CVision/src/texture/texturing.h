@@ -1,6 +1,6 @@
 // The texturing pipeline's pieces, in the order cvis_texture_mesh runs them: candidate views per
 // face (visibility), one view per face (view selection), charts and their places in the atlas
-// (packing), colour offsets per chart (seam levelling).
+// (packing), colour corrections per chart or per view (seam levelling).
 #pragma once
 
 #include <array>
@@ -107,5 +107,29 @@ struct SeamSample {
 };
 std::vector<std::array<float, 3>> LevelSeams(int64_t num_views, const std::vector<SeamSample>& samples,
                                              double regularization);
+
+// Local seam levelling, after the global offsets (one per view, added to every colour of that
+// view): a correction per (chart, vertex) that makes the colours on both sides of every seam agree
+// and brings each chart to the colour its faces' candidate views agree on (their levelled mean
+// colours over each face, weighing their projected areas), smoothed within a chart at sigma
+// pixels of its view.
+struct LocalLevelling {
+  std::vector<std::vector<int64_t>> vertices;                  // per chart, its vertices, sorted
+  std::vector<std::vector<std::array<float, 3>>> corrections;  // per chart, per vertex there
+};
+LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_view>& views,
+                                 const std::vector<Chart>& charts, const std::vector<int64_t>& chart_of,
+                                 const std::vector<std::array<int64_t, 3>>& neighbours,
+                                 const std::vector<std::vector<Candidate>>& candidates,
+                                 const std::vector<std::array<float, 3>>& offsets, double sigma,
+                                 int num_threads);
+
+// A chart's corrections over its rectangle (width x height, row-major): interpolated over the
+// faces' texels at their uvs (six per face, in [0, 1] of a page of page_size texels) and carried
+// on from the nearest face over the rest.
+std::vector<std::array<float, 3>> CorrectionTexels(const Mesh& mesh, const Chart& chart,
+                                                   const std::vector<int64_t>& vertices,
+                                                   const std::vector<std::array<float, 3>>& corrections,
+                                                   const float* uvs, int page_size);
 
 }  // namespace cvis::texture

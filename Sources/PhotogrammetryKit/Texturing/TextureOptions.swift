@@ -19,14 +19,27 @@ public struct TextureOptions: Equatable, Sendable {
     public var smoothingIterations = Int(CoreDefaults.texture.smoothing_iterations)
     /// The best views by quality a face may choose from.
     public var maxViewsPerFace = Int(CoreDefaults.texture.max_views_per_face)
-    /// Whether per-view colour offsets level exposure steps across seams.
-    public var levelSeams = CoreDefaults.texture.level_seams != 0
-    /// Pull of each view's offset towards zero, against a seam sample's weight of 1.
+    /// How exposure and shading steps between charts are levelled.
+    public var seamLevelling = SeamLevelling(rawValue: CoreDefaults.texture.level_seams) ?? .local
+    /// Per-view levelling: pull of each view's offset towards zero, against a seam sample's weight of 1.
     public var seamRegularization = CoreDefaults.texture.seam_regularization
+    /// Local levelling: the scale, in pixels of a chart's view, over which its correction is smoothed.
+    public var localSeamSigmaPx = CoreDefaults.texture.local_seam_sigma_px
     /// Worker threads.
     public var numThreads = Int(CoreDefaults.texture.num_threads)
 
     public init() {}
+
+    /// Seam levelling modes (the C core's `level_seams`).
+    public enum SeamLevelling: Int32, Sendable {
+        /// Charts keep their views' colours.
+        case off = 0
+        /// One colour offset per view, so that the seams agree in the least-squares sense.
+        case perView = 1
+        /// The per-view offsets, then each chart moved, vertex by vertex, to the colour its faces'
+        /// views agree on; detail within a face stays its own view's.
+        case local = 2
+    }
 
     /// The options as the C core takes them.
     var cOptions: cvis_texture_options {
@@ -39,8 +52,9 @@ public struct TextureOptions: Equatable, Sendable {
         o.smoothness = smoothness
         o.smoothing_iterations = Int32(smoothingIterations)
         o.max_views_per_face = Int32(maxViewsPerFace)
-        o.level_seams = levelSeams ? 1 : 0
+        o.level_seams = seamLevelling.rawValue
         o.seam_regularization = seamRegularization
+        o.local_seam_sigma_px = localSeamSigmaPx
         o.num_threads = Int32(numThreads)
         return o
     }
@@ -58,6 +72,7 @@ public struct TextureOptions: Equatable, Sendable {
         try require(smoothness >= 0 && smoothingIterations >= 0, "texture smoothing must not be negative")
         try require(maxViewsPerFace >= 1, "texture maxViewsPerFace must be at least 1")
         try require(seamRegularization > 0, "texture seamRegularization must be positive")
+        try require(localSeamSigmaPx >= 0, "texture localSeamSigmaPx must not be negative")
         try require(numThreads >= 1, "texture numThreads must be at least 1")
     }
 }

@@ -118,7 +118,11 @@ LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_vi
   constexpr double kSeamWeight = 10.0;
   constexpr double kPull = 1e-3;
   const double s2 = sigma * sigma;
+  // Diagonal summed here, off-diagonal entries as triplets (summed by setFromTriplets): six per
+  // face instead of fifteen keeps raw's millions of faces within memory.
+  std::vector<double> diagonal(size_t(n), 1e-9);  // definite everywhere
   std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(6 * size_t(mesh.num_faces));
   std::vector<std::array<double, 3>> rhs(size_t(n), {0.0, 0.0, 0.0});
   for (size_t c = 0; c < charts.size(); ++c) {
     const Chart& chart = charts[c];
@@ -146,14 +150,14 @@ LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_vi
       }
       const double data = candidates[f].size() >= 2 && total > 0 ? share : 0.0;
       for (int k = 0; k < 3; ++k) {
-        entries.emplace_back(index[k], index[k], data + kPull * share);
+        diagonal[size_t(index[k])] += data + kPull * share;
         for (int channel = 0; channel < 3; ++channel) {
           if (data > 0) rhs[size_t(index[k])][channel] += data * (mean[channel] / total - own[channel]);
         }
         const int64_t a = index[k], b = index[(k + 1) % 3];
         const double w = 0.5 * s2;
-        entries.emplace_back(a, a, w);
-        entries.emplace_back(b, b, w);
+        diagonal[size_t(a)] += w;
+        diagonal[size_t(b)] += w;
         entries.emplace_back(a, b, -w);
         entries.emplace_back(b, a, -w);
       }
@@ -169,8 +173,8 @@ LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_vi
         const double w = kSeamWeight * share;
         for (int64_t vertex : {mesh.Corner(f, k), mesh.Corner(f, (k + 1) % 3)}) {
           const int64_t i = unknown(int64_t(c), vertex), j = unknown(other_chart, vertex);
-          entries.emplace_back(i, i, w);
-          entries.emplace_back(j, j, w);
+          diagonal[size_t(i)] += w;
+          diagonal[size_t(j)] += w;
           entries.emplace_back(i, j, -w);
           entries.emplace_back(j, i, -w);
           for (int channel = 0; channel < 3; ++channel) {
@@ -182,13 +186,16 @@ LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_vi
       }
     }
   }
-  for (int64_t i = 0; i < n; ++i) entries.emplace_back(i, i, 1e-9);  // definite everywhere
+  for (int64_t i = 0; i < n; ++i) entries.emplace_back(i, i, diagonal[size_t(i)]);
   Eigen::SparseMatrix<double> A(n, n);
   A.setFromTriplets(entries.begin(), entries.end());
   entries = {};
   Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> solver;
-  solver.setTolerance(1e-5);
-  solver.setMaxIterations(2000);
+  // A relative residual of 1e-3 is a hundredth of a level for a 10-level correction: templeRing
+  // raw's 4.8M unknowns in 37 iterations (20 s with the set-up) against 234 at 1e-5 (67 s), and
+  // synthetic-orbit's PSNR and SSIM the same to the third decimal.
+  solver.setTolerance(1e-3);
+  solver.setMaxIterations(1000);
   solver.compute(A);
   std::vector<Eigen::VectorXd> solution(3);
   ParallelFor(3, num_threads, 1, [&](int64_t begin, int64_t end, int) {

@@ -57,11 +57,6 @@ std::vector<std::array<float, 3>> LevelSeams(int64_t num_views, const std::vecto
   return offsets;
 }
 
-
-namespace {
-
-// The colour of face f in view (its candidate's mean colour plus the view's offset), or null when
-// the view is not among the face's candidates.
 const std::array<float, 3>* ColorIn(const std::vector<std::vector<Candidate>>& candidates, int64_t f,
                                     int32_t view) {
   for (const Candidate& c : candidates[f]) {
@@ -69,8 +64,6 @@ const std::array<float, 3>* ColorIn(const std::vector<std::vector<Candidate>>& c
   }
   return nullptr;
 }
-
-}  // namespace
 
 LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_view>& views,
                                  const std::vector<Chart>& charts, const std::vector<int64_t>& chart_of,

@@ -87,12 +87,6 @@ std::vector<SeamSample> CollectSeamSamples(const Mesh& mesh, const std::vector<C
                                            const std::vector<std::array<int64_t, 3>>& neighbours,
                                            const std::vector<std::vector<Candidate>>& candidates) {
   std::vector<SeamSample> samples;
-  auto color_in = [&](int64_t f, int32_t view) -> const std::array<float, 3>* {
-    for (const Candidate& c : candidates[f]) {
-      if (c.view == view) return &c.color;
-    }
-    return nullptr;
-  };
   for (int64_t f = 0; f < mesh.num_faces; ++f) {
     for (int k = 0; k < 3; ++k) {
       const int64_t g = neighbours[f][k];
@@ -100,8 +94,8 @@ std::vector<SeamSample> CollectSeamSamples(const Mesh& mesh, const std::vector<C
       const int64_t a = chart_of[f], b = chart_of[g];
       if (a == b || charts[a].view < 0 || charts[b].view < 0) continue;
       // Face f, beside chart b: its colour in a's view and in b's (each side adds its own face).
-      const auto* own = color_in(f, charts[a].view);
-      const auto* other = color_in(f, charts[b].view);
+      const auto* own = ColorIn(candidates, f, charts[a].view);
+      const auto* other = ColorIn(candidates, f, charts[b].view);
       if (own != nullptr && other != nullptr) samples.push_back({charts[a].view, charts[b].view, *own, *other});
     }
   }

@@ -53,6 +53,10 @@ std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
 // +0.5), clamped at the border; returns RGB.
 std::array<float, 3> SampleBGR(const cv::Mat& image, double x, double y);
 
+// Face f's mean colour in view (its candidate's), or null when view is not among its candidates.
+const std::array<float, 3>* ColorIn(const std::vector<std::vector<Candidate>>& candidates, int64_t f,
+                                    int32_t view);
+
 // Faces sharing an edge with each face (up to three; -1 where the edge is open or shared by
 // more than two faces).
 std::vector<std::array<int64_t, 3>> FaceNeighbours(const Mesh& mesh);

@@ -229,6 +229,24 @@ final class TextureAtlasTests: XCTestCase {
         XCTAssertLessThan(local, 4, "the step local levelling leaves (per-view offsets: \(perView))")
     }
 
+    func testAMeshNoViewSeesTakesItsVertexColoursUnderEveryLevelling() throws {
+        // No views at all: every face is its own cell in the vertex colours, and local levelling
+        // has no chart to solve for.
+        let (mesh, _) = try Self.planeMesh(occluder: false)
+        let colors = Array(repeating: SIMD3<UInt8>(200, 100, 50), count: mesh.points.count)
+        for levelling in [TextureOptions.SeamLevelling.off, .perView, .local] {
+            var options = TextureOptions()
+            options.pageSize = 256
+            options.seamLevelling = levelling
+            let atlas = try TextureAtlas.make(positions: mesh.points, triangles: mesh.triangles, colors: colors,
+                                              views: [], imageURLs: [], options: options)
+            XCTAssertTrue(atlas.faceViews.allSatisfy { $0 == -1 }, "\(levelling)")
+            let page = atlas.page(0), uvs = atlas.uvs
+            let centre = atlasColor(atlas, page: page, uvs: uvs, face: 7, SIMD3(1.0 / 3, 1.0 / 3, 1.0 / 3))
+            XCTAssertEqual(centre, SIMD3(200, 100, 50), "\(levelling)")
+        }
+    }
+
     func testTexturedModelSplitsVerticesAtChartBorders() throws {
         let views = [Self.view(at: SIMD3(-1.0, 0, -1.6), lookingAt: SIMD3(-0.5, 0, 0)),
                      Self.view(at: SIMD3(1.0, 0, -1.6), lookingAt: SIMD3(0.5, 0, 0))]

@@ -89,6 +89,7 @@ LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_vi
     first[c + 1] = first[c] + int64_t(list.size());
   }
   const int64_t n = first.back();
+  if (n == 0) return result;  // no chart has a view
   auto unknown = [&](int64_t chart, int64_t vertex) {
     const auto& list = result.vertices[chart];
     return first[chart] + (std::lower_bound(list.begin(), list.end(), vertex) - list.begin());

@@ -1,6 +1,6 @@
-// cvis_texture_mesh: candidate views, view selection, charts, packing, sampling the views into
-// the atlas, then seam levelling: locally, chart by chart as its texels are sampled, or with one
-// offset per view over the whole atlas. Neither keeps more than one view image in memory per
+// cvis_texture_mesh: candidate views, view selection, charts, packing, seam levelling (per-view
+// offsets and local corrections, both solved from the candidates' face colours, before any
+// texel), then sampling the views into the atlas with both added, one view image in memory per
 // thread.
 #include <algorithm>
 #include <cmath>
@@ -40,11 +40,12 @@ extern "C" void cvis_texture_options_default(cvis_texture_options* options) {
   options->smoothing_iterations = 10;
   options->max_views_per_face = 8;
   // Local levelling: synthetic-orbit from its own mesh at full, 26.34 dB and SSIM 0.852 with
-  // per-view offsets, 27.17 and 0.863 so (the true mesh from the true poses: 27.38 -> 27.99).
+  // per-view offsets, 27.14 and 0.863 so (the true mesh from the true poses: 27.38 -> 27.96).
   options->level_seams = 2;
   options->seam_regularization = 0.1;
-  // The smaller the better on synthetic-orbit (sigma 0.5 / 1 / 2 / 4 / 8: 27.19 / 27.17 / 27.13 /
-  // 27.05 / 26.93 dB); one pixel still averages a finest mesh's neighbouring faces.
+  // The smaller the better on synthetic-orbit (a chart-by-chart prototype at sigma 0.5 / 1 / 2 /
+  // 4 / 8: 27.19 / 27.17 / 27.13 / 27.05 / 26.93 dB); one pixel still averages a finest mesh's
+  // neighbouring faces.
   options->local_seam_sigma_px = 1.0;
   options->num_threads = 2;
 }

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#if (defined(__AVX512VNNI__) && defined(__AVX512BW__)) || defined(__AVX2__)
 #include <immintrin.h>
 #else
 #include <Eigen/Core>
@@ -79,6 +79,49 @@ inline void Tile(const uint8_t* const* rows, int valid, const int32_t* offsets, 
   }
 }
 
+#elif defined(__AVX2__)
+
+constexpr int kLanes = 8;         // b's keypoints per vector
+constexpr int kSteps = kDim / 2;  // vpmaddwd sums two int16 products per lane and step
+constexpr int kVectors = 6;       // b vectors per tile: 48 keypoints of b against one of a
+
+// One tile: a's keypoint `row` (int16 bytes) against b's vectors [vector, vector + kVectors).
+// One row of a per tile: vpmaddwd issues once a cycle on the AVX2 machines measured (Zen 3),
+// and a tile of several a rows ran slower there (1 x 6: 55 GMAC/s, 4 x 3: 27, Eigen's floats: 32).
+inline void Tile(const int16_t* row, float inverse_a, const int16_t* packed_b, const float* inverse_b,
+                 int32_t vector, int32_t count_b, float* column) {
+  __m256i sum[kVectors];
+#pragma GCC unroll 6
+  for (int c = 0; c < kVectors; ++c) sum[c] = _mm256_setzero_si256();
+  const int16_t* b = packed_b + size_t(vector) * kSteps * 16;
+  for (int step = 0; step < kSteps; ++step) {
+    int32_t two;
+    std::memcpy(&two, row + 2 * step, 4);
+    const __m256i pair_a = _mm256_set1_epi32(two);
+#pragma GCC unroll 6
+    for (int c = 0; c < kVectors; ++c) {
+      const __m256i pairs_b = _mm256_loadu_si256(
+          reinterpret_cast<const __m256i*>(b + (size_t(c) * kSteps + step) * 16));
+      sum[c] = _mm256_add_epi32(sum[c], _mm256_madd_epi16(pair_a, pairs_b));
+    }
+  }
+  const __m256 inverse = _mm256_set1_ps(inverse_a);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+#pragma GCC unroll 6
+  for (int c = 0; c < kVectors; ++c) {
+    const int32_t first = (vector + c) * kLanes;
+    if (first >= count_b) break;
+    const __m256 dot = _mm256_cvtepi32_ps(sum[c]);
+    const __m256 value = _mm256_mul_ps(_mm256_mul_ps(dot, inverse), _mm256_loadu_ps(inverse_b + first));
+    if (count_b - first >= kLanes) {
+      _mm256_storeu_ps(column + first, value);
+    } else {
+      const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(count_b - first), lane);
+      _mm256_maskstore_ps(column + first, mask, value);
+    }
+  }
+}
+
 #endif
 
 }  // namespace
@@ -123,6 +166,39 @@ void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarit
         row_bytes[r] = bytes_a + size_t(start + row + std::min(r, valid - 1)) * kDim;
       }
       Tile(row_bytes, valid, &offset_a_[start + row], &inverse_norm_a_[start + row], packed_b_.data(),
+           inverse_norm_b_.data(), vector, count_b, similarity + size_t(row) * count_b);
+    }
+  }
+}
+
+#elif defined(__AVX2__)
+
+DescriptorSimilarity::DescriptorSimilarity(const cvis_features& a, const cvis_features& b) : a_(a), b_(b) {
+  const int32_t count_b = b.Count();
+  const int32_t tile = kLanes * kVectors;
+  const int32_t padded = (count_b + tile - 1) / tile * tile;
+  inverse_norm_a_ = InverseNorms(a, 0);
+  inverse_norm_b_ = InverseNorms(b, size_t(padded));
+  words_a_.assign(a.descriptor_bytes.begin(), a.descriptor_bytes.end());
+  // Vector v, step s holds keypoints 8v..8v+7 of b, bytes 2s and 2s+1 of each; padding
+  // keypoints are 0 and never stored.
+  packed_b_.assign(size_t(padded) * kDim, 0);
+  for (int32_t i = 0; i < count_b; ++i) {
+    const uint8_t* d = &b.descriptor_bytes[size_t(i) * kDim];
+    int16_t* vector = &packed_b_[size_t(i / kLanes) * kSteps * 16];
+    for (int step = 0; step < kSteps; ++step) {
+      for (int k = 0; k < 2; ++k) vector[step * 16 + (i % kLanes) * 2 + k] = d[2 * step + k];
+    }
+  }
+}
+
+void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarity) const {
+  const int32_t count_b = b_.Count();
+  const int32_t vectors = int32_t(packed_b_.size() / (size_t(kSteps) * 16));
+  // b's tile outermost: its 12 KB of packed words stay in L1 while a's block streams past.
+  for (int32_t vector = 0; vector < vectors; vector += kVectors) {
+    for (int32_t row = 0; row < rows; ++row) {
+      Tile(&words_a_[size_t(start + row) * kDim], inverse_norm_a_[start + row], packed_b_.data(),
            inverse_norm_b_.data(), vector, count_b, similarity + size_t(row) * count_b);
     }
   }

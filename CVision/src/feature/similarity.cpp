@@ -27,6 +27,30 @@ std::vector<float> InverseNorms(const cvis_features& features, size_t padded) {
   return inverse;
 }
 
+// b's descriptors laid out for a SIMD tile: vector v, step s holds keypoints lanes·v ..
+// lanes·v + lanes - 1, and of each the `per_lane` bytes per_lane·s .. per_lane·s + per_lane - 1,
+// each converted by `word`. Keypoints past count(b), up to `padded`, are 0: their lanes are
+// computed and never stored.
+template <typename Word, typename Convert>
+std::vector<Word> Interleave(const cvis_features& b, int lanes, int per_lane, int32_t padded, Convert word) {
+  std::vector<Word> packed(size_t(padded) * kDim, Word(0));
+  const int steps = kDim / per_lane;
+  const size_t vector_words = size_t(steps) * lanes * per_lane;
+  for (int32_t i = 0; i < b.Count(); ++i) {
+    const uint8_t* d = &b.descriptor_bytes[size_t(i) * kDim];
+    Word* vector = &packed[size_t(i / lanes) * vector_words];
+    for (int step = 0; step < steps; ++step) {
+      for (int k = 0; k < per_lane; ++k) {
+        vector[size_t(step) * lanes * per_lane + (i % lanes) * per_lane + k] = word(d[per_lane * step + k]);
+      }
+    }
+  }
+  return packed;
+}
+
+// count rounded up to whole tiles.
+int32_t Padded(int32_t count, int32_t tile) { return (count + tile - 1) / tile * tile; }
+
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 
 constexpr int kLanes = 16;        // b's keypoints per vector
@@ -129,9 +153,7 @@ inline void Tile(const int16_t* row, float inverse_a, const int16_t* packed_b, c
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 
 DescriptorSimilarity::DescriptorSimilarity(const cvis_features& a, const cvis_features& b) : a_(a), b_(b) {
-  const int32_t count_b = b.Count();
-  const int32_t tile = kLanes * kVectors;
-  const int32_t padded = (count_b + tile - 1) / tile * tile;
+  const int32_t padded = Padded(b.Count(), kLanes * kVectors);
   inverse_norm_a_ = InverseNorms(a, 0);
   inverse_norm_b_ = InverseNorms(b, size_t(padded));
   offset_a_.resize(a.Count());
@@ -141,16 +163,8 @@ DescriptorSimilarity::DescriptorSimilarity(const cvis_features& a, const cvis_fe
     for (int k = 0; k < kDim; ++k) sum += d[k];
     offset_a_[i] = 128 * sum;
   }
-  // Vector v, step s holds keypoints 16v..16v+15 of b, bytes 4s..4s+3 of each, shifted to int8
-  // (b - 128); padding keypoints are 0 after the shift and never stored.
-  packed_b_.assign(size_t(padded) * kDim, 0);
-  for (int32_t i = 0; i < count_b; ++i) {
-    const uint8_t* d = &b.descriptor_bytes[size_t(i) * kDim];
-    uint8_t* vector = &packed_b_[size_t(i / kLanes) * kSteps * 64];
-    for (int step = 0; step < kSteps; ++step) {
-      for (int k = 0; k < 4; ++k) vector[step * 64 + (i % kLanes) * 4 + k] = d[4 * step + k] ^ 0x80u;
-    }
-  }
+  // 16 keypoints x 4 bytes per vector, shifted to int8 (b - 128).
+  packed_b_ = Interleave<uint8_t>(b, kLanes, 4, padded, [](uint8_t byte) { return uint8_t(byte ^ 0x80u); });
 }
 
 void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarity) const {
@@ -174,22 +188,12 @@ void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarit
 #elif defined(__AVX2__)
 
 DescriptorSimilarity::DescriptorSimilarity(const cvis_features& a, const cvis_features& b) : a_(a), b_(b) {
-  const int32_t count_b = b.Count();
-  const int32_t tile = kLanes * kVectors;
-  const int32_t padded = (count_b + tile - 1) / tile * tile;
+  const int32_t padded = Padded(b.Count(), kLanes * kVectors);
   inverse_norm_a_ = InverseNorms(a, 0);
   inverse_norm_b_ = InverseNorms(b, size_t(padded));
   words_a_.assign(a.descriptor_bytes.begin(), a.descriptor_bytes.end());
-  // Vector v, step s holds keypoints 8v..8v+7 of b, bytes 2s and 2s+1 of each; padding
-  // keypoints are 0 and never stored.
-  packed_b_.assign(size_t(padded) * kDim, 0);
-  for (int32_t i = 0; i < count_b; ++i) {
-    const uint8_t* d = &b.descriptor_bytes[size_t(i) * kDim];
-    int16_t* vector = &packed_b_[size_t(i / kLanes) * kSteps * 16];
-    for (int step = 0; step < kSteps; ++step) {
-      for (int k = 0; k < 2; ++k) vector[step * 16 + (i % kLanes) * 2 + k] = d[2 * step + k];
-    }
-  }
+  // 8 keypoints x 2 words per vector.
+  packed_b_ = Interleave<int16_t>(b, kLanes, 2, padded, [](uint8_t byte) { return int16_t(byte); });
 }
 
 void DescriptorSimilarity::Compute(int32_t start, int32_t rows, float* similarity) const {

@@ -27,6 +27,8 @@ std::vector<float> InverseNorms(const cvis_features& features, size_t padded) {
   return inverse;
 }
 
+#if (defined(__AVX512VNNI__) && defined(__AVX512BW__)) || defined(__AVX2__)
+
 // b's descriptors laid out for a SIMD tile: vector v, step s holds keypoints lanes·v ..
 // lanes·v + lanes - 1, and of each the `per_lane` bytes per_lane·s .. per_lane·s + per_lane - 1,
 // each converted by `word`. Keypoints past count(b), up to `padded`, are 0: their lanes are
@@ -50,6 +52,8 @@ std::vector<Word> Interleave(const cvis_features& b, int lanes, int per_lane, in
 
 // count rounded up to whole tiles.
 int32_t Padded(int32_t count, int32_t tile) { return (count + tile - 1) / tile * tile; }
+
+#endif
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 

@@ -62,7 +62,7 @@ typedef struct cvis_patch_match_options {
   int32_t window_radius;          /* default 5: an 11 x 11 window */
   int32_t window_step;            /* default 2: every second row and column of the window */
   double sigma_spatial;           /* default 5: bilateral weight, pixels */
-  double sigma_color;             /* default 0.2: bilateral weight, intensity in [0, 1] */
+  double sigma_color;             /* default 0.05: bilateral weight, intensity in [0, 1] */
   int32_t num_iterations;         /* default 3: propagation + refinement sweeps per pass at one
                                      resolution (the geometric pass, which starts converged, runs
                                      max(1, n / 3)) */

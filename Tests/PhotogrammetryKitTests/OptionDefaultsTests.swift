@@ -19,7 +19,8 @@ final class OptionDefaultsTests: XCTestCase {
     func testSwiftDefaultsAreTheCoreDefaults() {
         var sift = cvis_sift_options(), match = cvis_match_options(), pose = cvis_absolute_pose_options()
         var triangulation = cvis_triangulation_options(), twoView = cvis_two_view_options(), fusion = cvis_fusion_options()
-        var bundle = cvis_ba_options(), texture = cvis_texture_options()
+        var bundle = cvis_ba_options(), texture = cvis_texture_options(), patchMatch = cvis_patch_match_options()
+        cvis_patch_match_options_default(&patchMatch)
         cvis_texture_options_default(&texture)
         cvis_ba_options_default(&bundle)
         cvis_sift_options_default(&sift)
@@ -36,6 +37,7 @@ final class OptionDefaultsTests: XCTestCase {
         assertSame(FusionOptions().cOptions(), fusion, "fusion")
         assertSame(BundleAdjustmentOptions().cOptions, bundle, "bundle adjustment")
         assertSame(TextureOptions().cOptions, texture, "texturing")
+        assertSame(PatchMatchOptions().cOptions, patchMatch, "PatchMatch")
         XCTAssertEqual(SIFTOptions.workingFeatureCount, 500, "the working count the README explains")
     }
 }

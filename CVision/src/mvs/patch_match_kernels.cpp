@@ -52,13 +52,15 @@ void MakeRefPatch(const float* image, int stride, int width, int height, int x, 
     }
   }
   const float inv_sum = 1.0f / sum_w;
-  float mean = 0, mean_sq = 0;
+  float mean = 0;
   for (int k = 0; k < n; ++k) {
     patch->wn[k] *= inv_sum;
     mean += patch->wn[k] * values[k];
-    mean_sq += patch->wn[k] * values[k] * values[k];
   }
-  const float variance = mean_sq - mean * mean;
+  float variance = 0;
+  // Centred, not mean_sq - mean^2: a narrow colour weight leaves little variance beside a
+  // bright mean, and the difference of the two loses it to rounding.
+  for (int k = 0; k < n; ++k) variance += patch->wn[k] * (values[k] - mean) * (values[k] - mean);
   patch->textured = variance >= kMinPatchVariance;
   const float inv_std = patch->textured ? 1.0f / std::sqrt(variance) : 0.0f;
   for (int k = 0; k < n; ++k) patch->wr[k] = patch->wn[k] * (values[k] - mean) * inv_std;
@@ -119,6 +121,11 @@ float PatchNcc(const RefPatch& patch, const Window& window, const float* source,
   }
   // Behind the source camera (NaN fails the comparison too): no match.
   if (!(HorizontalMin(min_z) > 0)) return -1.0f;
+  // Samples are summed relative to the source pixel under the window's middle sample, so that
+  // the one-pass variance below does not subtract two nearly equal squares (the shift leaves the
+  // NCC unchanged).
+  const int middle = window.count / 2;
+  const __m256 shift = _mm256_set1_ps(source[size_t(fv[middle]) * src_stride + size_t(fu[middle])]);
   const __m256i last_x = _mm256_set1_epi32(src_width - 2), last_y = _mm256_set1_epi32(src_height - 2);
   const __m256i stride = _mm256_set1_epi32(src_stride);
   __m256 sum = _mm256_setzero_ps(), sum_sq = sum, sum_cross = sum;
@@ -146,7 +153,7 @@ float PatchNcc(const RefPatch& patch, const Window& window, const float* source,
 #endif
     const __m256 top = _mm256_fmadd_ps(ax, _mm256_sub_ps(p01, p00), p00);
     const __m256 bottom = _mm256_fmadd_ps(ax, _mm256_sub_ps(p11, p10), p10);
-    const __m256 s = _mm256_fmadd_ps(ay, _mm256_sub_ps(bottom, top), top);
+    const __m256 s = _mm256_sub_ps(_mm256_fmadd_ps(ay, _mm256_sub_ps(bottom, top), top), shift);
     const __m256 wn = _mm256_load_ps(patch.wn + k);
     const __m256 ws = _mm256_mul_ps(wn, s);
     sum = _mm256_add_ps(sum, ws);
@@ -184,6 +191,9 @@ float PatchNcc(const RefPatch& patch, const Window& window, const float* source,
   }
   // Behind the source camera (NaN fails the comparison too): no match.
   if (!(min_z > 0)) return -1.0f;
+  // Relative to the source pixel under the window's middle sample (see the AVX2 kernel above).
+  const int middle = window.count / 2;
+  const float shift = source[size_t(fv[middle]) * src_stride + size_t(fu[middle])];
   float sum = 0, sum_sq = 0, sum_cross = 0;
   for (int k = 0; k < n; ++k) {
     // Inside [0, size - 1]; the last column/row interpolates from the one before.
@@ -192,7 +202,7 @@ float PatchNcc(const RefPatch& patch, const Window& window, const float* source,
     const float* p = source + size_t(iy) * src_stride + ix;
     const float top = p[0] + ax * (p[1] - p[0]);
     const float bottom = p[src_stride] + ax * (p[src_stride + 1] - p[src_stride]);
-    const float s = top + ay * (bottom - top);
+    const float s = top + ay * (bottom - top) - shift;
     sum += patch.wn[k] * s;
     sum_sq += patch.wn[k] * s * s;
     sum_cross += patch.wr[k] * s;

@@ -24,6 +24,11 @@ enum CoreDefaults {
         return o
     }()
     static let fusion: cvis_fusion_options = { var o = cvis_fusion_options(); cvis_fusion_options_default(&o); return o }()
+    static let patchMatch: cvis_patch_match_options = {
+        var o = cvis_patch_match_options()
+        cvis_patch_match_options_default(&o)
+        return o
+    }()
     static let texture: cvis_texture_options = {
         var o = cvis_texture_options()
         cvis_texture_options_default(&o)

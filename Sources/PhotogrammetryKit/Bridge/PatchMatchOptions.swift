@@ -1,46 +1,48 @@
 import CVision
 import Foundation
 
-/// Options of PatchMatch multi-view stereo, mirroring `cvis_patch_match_options`.
+/// Options of PatchMatch multi-view stereo, mirroring `cvis_patch_match_options`; the defaults
+/// are the C core's (`cvis_patch_match_options_default`).
 public struct PatchMatchOptions: Sendable, Equatable {
     /// Half-size of the matching window in pixels (an 11 x 11 window). Default 5.
-    public var windowRadius: Int = 5
+    public var windowRadius = Int(CoreDefaults.patchMatch.window_radius)
     /// Every `windowStep`-th row and column of the window is sampled. Default 2.
-    public var windowStep: Int = 2
+    public var windowStep = Int(CoreDefaults.patchMatch.window_step)
     /// Spatial sigma of the bilateral weights, pixels. Default 5.
-    public var sigmaSpatial: Double = 5
-    /// Intensity sigma of the bilateral weights (intensities in [0, 1]). Default 0.2.
-    public var sigmaColor: Double = 0.2
+    public var sigmaSpatial = CoreDefaults.patchMatch.sigma_spatial
+    /// Intensity sigma of the bilateral weights (intensities in [0, 1]). Default 0.05, a quarter of
+    /// COLMAP's: windows across an edge then weigh its far side less (see the C default).
+    public var sigmaColor = CoreDefaults.patchMatch.sigma_color
     /// Propagation and refinement sweeps per pass at one resolution (views too small for half
     /// resolution; the geometric pass, which starts converged, runs a third of them, at least
     /// one). Default 3.
-    public var numIterations: Int = 3
+    public var numIterations = Int(CoreDefaults.patchMatch.num_iterations)
     /// Sweeps at half resolution before the one at full resolution (views large enough for
     /// coarse-to-fine). Default 2: synthetic-orbit's cloud F1 at 1 cm 92.40 with 3, 92.31 with 2,
     /// in two thirds of the half-resolution time.
-    public var coarseIterations: Int = 2
+    public var coarseIterations = Int(CoreDefaults.patchMatch.coarse_iterations)
     /// The full-resolution sweep scores a pixel's candidates with only the sources of its
     /// upsampled plane's lowest costs (0: every source). Default 5 of the 8 sources: the
     /// `topKViews` best plus one; that sweep takes 1.4 s per 800 x 600 view instead of 1.7.
-    public var fineViews: Int = 5
+    public var fineViews = Int(CoreDefaults.patchMatch.fine_views)
     /// Source views whose costs are averaged per pixel: the best `topKViews` of the sources that
     /// see the point. Default 4.
-    public var topKViews: Int = 4
+    public var topKViews = Int(CoreDefaults.patchMatch.top_k_views)
     /// A source seeing the point at a smaller triangulation angle does not vote, degrees. Default 1.
-    public var minTriangulationAngleDegrees: Double = 1
+    public var minTriangulationAngleDegrees = CoreDefaults.patchMatch.min_triangulation_angle_deg
     /// Weight of the forward-backward reprojection error (pixels) in the geometric pass. Default 0.3.
-    public var geometricConsistencyRegularizer: Double = 0.3
+    public var geometricConsistencyRegularizer = CoreDefaults.patchMatch.geom_consistency_regularizer
     /// The reprojection error is clamped here, pixels. Default 3.
-    public var geometricConsistencyMaxError: Double = 3
+    public var geometricConsistencyMaxError = CoreDefaults.patchMatch.geom_consistency_max_error
     /// Pixels whose final cost exceeds this are invalid. Default 0.5.
-    public var filterMaxCost: Double = 0.5
+    public var filterMaxCost = CoreDefaults.patchMatch.filter_max_cost
     /// Geometric pass: pixels consistent with fewer source views (error < 1 px, depth within
     /// 1 %) are invalid. Default 2.
-    public var filterMinViews: Int = 2
+    public var filterMinViews = Int(CoreDefaults.patchMatch.filter_min_views)
     /// Worker threads. Default 2.
-    public var numThreads: Int = 2
+    public var numThreads = Int(CoreDefaults.patchMatch.num_threads)
     /// Seed of the random initialisation and refinement. Default 0.
-    public var seed: UInt64 = 0
+    public var seed = CoreDefaults.patchMatch.seed
 
     /// Creates the default options.
     public init() {}

@@ -15,6 +15,8 @@ struct MVSTestScene {
 
     var surfaces: [Surface]
     var views: [MVSView]
+    /// The sphere's texture as `mean + contrast * (texture - 0.5)`; nil: the planes' texture.
+    var sphereTone: (mean: Double, contrast: Double)?
     private var waves: [(direction: SIMD3<Double>, phase: Double, amplitude: Double)] = []
 
     /// A scene seen by a reference camera at (0, 0, -4) looking at the origin and `sources`
@@ -101,7 +103,12 @@ struct MVSTestScene {
                     var direction = camToWorld.rotation * rayCam
                     direction /= (direction * direction).sum().squareRoot()
                     if let h = hit(origin: origin, direction: direction) {
-                        sum += intensity(origin + h.t * direction)
+                        let value = intensity(origin + h.t * direction)
+                        if h.sphere, let tone = sphereTone {
+                            sum += min(1, max(0, tone.mean + tone.contrast * (value - 0.5)))
+                        } else {
+                            sum += value
+                        }
                     }
                 }
                 pixels[y * view.width + x] = UInt8((sum / 4 * 255).rounded())

@@ -143,8 +143,10 @@ final class PatchMatchTests: XCTestCase {
         return (try DepthMap.load(output), truth, onSphere)
     }
 
-    /// Valid share and median relative depth error over the pixels `include` selects.
-    private func score(_ map: DepthMap, truth: [Float], include: (Int) -> Bool) -> (valid: Double, medianError: Double) {
+    /// Valid share, median relative depth error and the share within 1 % of the truth over the
+    /// pixels `include` selects.
+    private func score(_ map: DepthMap, truth: [Float], include: (Int) -> Bool)
+        -> (valid: Double, medianError: Double, withinOnePercent: Double) {
         map.withDepths { depths in
             var count = 0, valid = 0
             var errors: [Double] = []
@@ -155,7 +157,8 @@ final class PatchMatchTests: XCTestCase {
                     errors.append(Double(abs(depths[i] - truth[i]) / truth[i]))
                 }
             }
-            return (Double(valid) / Double(max(1, count)), errors.median() ?? 1)
+            let within = errors.filter { $0 < 0.01 }.count
+            return (Double(valid) / Double(max(1, count)), errors.median() ?? 1, Double(within) / Double(max(1, count)))
         }
     }
 
@@ -213,14 +216,7 @@ final class PatchMatchTests: XCTestCase {
             }
             return false
         }
-        let rimWithin = map.withDepths { depths in
-            var count = 0, within = 0
-            for i in depths.indices where rim(i) {
-                count += 1
-                if depths[i] > 0, abs(depths[i] - truth[i]) < 0.01 * truth[i] { within += 1 }
-            }
-            return Double(within) / Double(max(1, count))
-        }
+        let rimWithin = score(map, truth: truth, include: rim).withinOnePercent
         let sphere = score(map, truth: truth) { onSphere[$0] }
         let wall = score(map, truth: truth) { !onSphere[$0] }
         XCTAssertGreaterThan(rimWithin, 0.18)

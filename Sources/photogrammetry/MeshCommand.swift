@@ -66,7 +66,7 @@ enum MeshCommand {
         let model = result.mesh.meshModel()
         let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        for target in targets { try ModelExporter.write(model, to: target) }
+        try ModelExporter.write(model, to: targets)
         let exportSeconds = Date().timeIntervalSince(exportStart)
 
         print("cloud: \(cloudURL.path): \(cloud.pointCount) points, median spacing \(format(result.medianSpacing, 4))")

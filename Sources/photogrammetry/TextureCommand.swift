@@ -14,13 +14,15 @@ enum TextureCommand {
     capture's export): --priors, or one beside the images. Per face the sharpest unoccluded
     view is chosen, charts packed into one page (the level's size: preview 1K ... full 8K) and
     exposure levelled across seams; faces no photo sees keep the mesh's colour. OUTPUT is a
-    folder (model.usdz, model.glb, model.obj) or one .usdz/.glb/.obj/.ply/.stl file; the
-    undistorted views go to OUTPUT's work/texture/ (a model file's folder for a file).
-    Aligning SfM poses to a mesh without priors is not built yet.
+    folder (model.usdz, model.glb, model.obj) or one .usdz/.glb/.obj/.ply/.stl file. Working
+    files (undistorted views, an unpacked zip) go to OUTPUT/work/, or for a file x.glb to
+    x/work/ beside it, and are removed when the run ends, however it ends; only --poses sfm's
+    checkpoints stay after a failure, for the rerun to resume. Aligning SfM poses to a mesh
+    without priors is not built yet.
 
       --poses priors   the priors' poses and intrinsics as they are (default)
       --poses sfm      our own sparse reconstruction, pulled by the priors (their drift corrected,
-                       the model in their frame; OUTPUT's work/sfm/, resumable), then aligned to
+                       the model in their frame; in work/sfm/, resumable), then aligned to
                        the mesh by ICP of its points against the surface (a similarity): for
                        priors that drift or whose frame is a little off the mesh's
       --detail LEVEL   default full
@@ -66,8 +68,24 @@ enum TextureCommand {
         let started = Date()
         let mesh: MeshModel
         do { mesh = try ModelReader.read(meshURL) } catch { throw MeshFailure("\(error)") }
-        let work = (layout.modelFile?.deletingLastPathComponent() ?? layout.root).appendingPathComponent("work", isDirectory: true)
-        let capture = try CaptureLoader.load(input: input, workspace: work)
+        try OutputFolder.refuseOverlap(input: input, output: layout.root)
+        try OutputFolder.prepare(layout)
+        let cleanup = TextureWorkspace(layout: layout)
+        do {
+            try run(parsed, mesh: mesh, meshURL: meshURL, input: input, layout: layout, detail: detail,
+                    threads: threads, fromStructureFromMotion: fromStructureFromMotion, started: started)
+        } catch {
+            cleanup.removeAfterFailure()
+            throw error
+        }
+        cleanup.removeAfterSuccess()
+    }
+
+    /// Reads the capture and its priors, textures `mesh` and writes the model files.
+    static func run(_ parsed: ArgumentParser.Parsed, mesh: MeshModel, meshURL: URL, input: URL, layout: OutputLayout,
+                    detail: DetailLevel, threads: Int, fromStructureFromMotion: Bool, started: Date) throws {
+        let work = layout.work
+        let capture = try CaptureLoader.load(input: input, workspace: work, excluding: layout.root)
         let priorsURL = parsed["priors"].map { URL(fileURLWithPath: $0) } ?? PosePriors.discover(in: capture)
         guard let priorsURL else {
             throw MeshFailure("\(input.path): no transforms.json beside the images and no --priors: texture needs the photos' poses in the mesh's frame")
@@ -109,9 +127,32 @@ enum TextureCommand {
         }
         let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        for target in layout.modelFiles { try ModelExporter.write(result.model, to: target) }
+        try ModelExporter.write(result.model, to: layout.modelFiles)
         print("textured from \(result.views) views: \(result.charts) charts on a \(result.pageSize)² page, "
               + "\(result.untexturedFaces) faces seen by none (\(String(format: "%.1f", Date().timeIntervalSince(started))) s, peak memory \(PeakMemory.text))")
         for target in layout.modelFiles { print("wrote \(target.path)") }
+    }
+}
+
+/// The working folders of one `texture` run, removed when it ends.
+///
+/// The undistorted views and an unpacked zip are worth nothing once the model is written, and
+/// a folder left behind is one more place a later run would have to trust. The SfM checkpoints
+/// of `--poses sfm` are what a rerun resumes from, so a failed run keeps them.
+struct TextureWorkspace {
+    let layout: OutputLayout
+
+    /// After a failure: everything but the SfM checkpoints.
+    func removeAfterFailure() {
+        OutputFolder.removeOwned(layout.work.appendingPathComponent("texture", isDirectory: true))
+        OutputFolder.removeOwned(OutputLayout.unpackedInput(in: layout.work))
+        OutputFolder.removeIfEmpty(layout.work)
+        if layout.modelFile != nil { OutputFolder.removeIfEmpty(layout.root) }
+    }
+
+    /// After success: the whole working folder, and the folder beside a single-file OUTPUT.
+    func removeAfterSuccess() {
+        OutputFolder.removeOwned(layout.work)
+        if layout.modelFile != nil { OutputFolder.removeIfEmpty(layout.root) }
     }
 }

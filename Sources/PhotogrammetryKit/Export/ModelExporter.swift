@@ -11,6 +11,24 @@ public enum ModelExporter {
     /// - Throws: ``ModelExportError`` naming the file for an unknown extension, a malformed
     ///   model, or a failed write.
     public static func write(_ model: MeshModel, to url: URL, metersPerUnit: Double = 1) throws {
+        try write(model, to: [url], metersPerUnit: metersPerUnit)
+    }
+
+    /// Writes `model` to every file of `urls` as one set: all are written under temporary names
+    /// first and renamed into place together, so a failure (a full disk at the last file) leaves
+    /// the set as it was before, not new files beside old ones.
+    public static func write(_ model: MeshModel, to urls: [URL], metersPerUnit: Double = 1) throws {
+        let staged = StagedFiles()
+        for url in urls { try write(model, to: url, metersPerUnit: metersPerUnit, staged: staged) }
+        do {
+            try staged.commit()
+        } catch PipelineError.io(let message) {
+            throw ModelExportError(message: message)
+        }
+    }
+
+    /// Writes the files of `url` into `staged`.
+    static func write(_ model: MeshModel, to url: URL, metersPerUnit: Double, staged: StagedFiles) throws {
         guard let format = ModelFormat(url: url) else {
             throw ModelExportError(message: "\(url.path): unknown model format '.\(url.pathExtension)' (want \(ModelFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
@@ -19,34 +37,34 @@ public enum ModelExporter {
         case .usdz:
             var entries = [StoredZip.Entry(name: USDAText.layerName, data: Data(USDAText.layer(model, metersPerUnit: metersPerUnit).utf8))]
             entries += model.textures.map { StoredZip.Entry(name: $0.fileName, data: $0.data) }
-            try writeAtomically(StoredZip.archive(entries), to: url)
+            try stage(StoredZip.archive(entries), to: url, in: staged)
         case .glb:
-            try writeAtomically(GLBWriter.data(model), to: url)
+            try stage(GLBWriter.data(model), to: url, in: staged)
         case .obj:
             let library = url.deletingPathExtension().appendingPathExtension("mtl")
-            try writeTextures(of: model, beside: url)
-            try writeAtomically(Data(OBJWriter.mtl(model).utf8), to: library)
-            try writeAtomically(Data(OBJWriter.obj(model, materialLibrary: library.lastPathComponent).utf8), to: url)
+            try stageTextures(of: model, beside: url, in: staged)
+            try stage(Data(OBJWriter.mtl(model).utf8), to: library, in: staged)
+            try stage(Data(OBJWriter.obj(model, materialLibrary: library.lastPathComponent).utf8), to: url, in: staged)
         case .ply:
-            try writeTextures(of: model, beside: url)
-            try writeAtomically(PLYWriter.data(model), to: url)
+            try stageTextures(of: model, beside: url, in: staged)
+            try stage(PLYWriter.data(model), to: url, in: staged)
         case .stl:
-            try writeAtomically(STLWriter.data(model), to: url)
+            try stage(STLWriter.data(model), to: url, in: staged)
         }
     }
 
     /// Writes the model's texture pages into the folder of `url` (OBJ and PLY name them).
-    static func writeTextures(of model: MeshModel, beside url: URL) throws {
+    static func stageTextures(of model: MeshModel, beside url: URL, in staged: StagedFiles) throws {
         for texture in model.textures {
-            try writeAtomically(texture.data, to: url.deletingLastPathComponent().appendingPathComponent(texture.fileName))
+            try stage(texture.data, to: url.deletingLastPathComponent().appendingPathComponent(texture.fileName), in: staged)
         }
     }
 
-    /// Writes `data` to `url` atomically (``PhotogrammetryKit/writeAtomically(_:to:)``), its
-    /// failure as a ``ModelExportError`` with the same one-line message.
-    static func writeAtomically(_ data: Data, to url: URL) throws {
+    /// Writes `data` for `url` into `staged`, its failure as a ``ModelExportError`` with the same
+    /// one-line message.
+    static func stage(_ data: Data, to url: URL, in staged: StagedFiles) throws {
         do {
-            try PhotogrammetryKit.writeAtomically(data, to: url)
+            try staged.write(data, to: url)
         } catch PipelineError.io(let message) {
             throw ModelExportError(message: message)
         }

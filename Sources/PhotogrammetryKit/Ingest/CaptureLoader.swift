@@ -30,9 +30,11 @@ public enum CaptureLoader {
     /// the keyframes ``VideoFrames`` writes into `workspace/video` (``Capture/video`` says which
     /// and why); videos beside photos are rejected, as the two would be one camera's images.
     /// - Parameters:
+    ///   - excluding: a folder inside a folder INPUT that is not looked into: the run's own
+    ///     OUTPUT, whose views and model files a rerun must not take for the capture's.
     ///   - keyframes: how a video's keyframes are chosen.
     ///   - progress: (done, total) frames of decoding a video; return false to cancel.
-    public static func load(input: URL, workspace: URL, keyframes: KeyframeSelection.Options = .init(),
+    public static func load(input: URL, workspace: URL, excluding: URL? = nil, keyframes: KeyframeSelection.Options = .init(),
                             progress: ((Int, Int) -> Bool)? = nil) throws -> Capture {
         let fm = FileManager.default
         var info = stat()
@@ -65,8 +67,9 @@ public enum CaptureLoader {
                 throw PipelineError.invalidInput(error.message.hasPrefix(name) ? error.message : "\(name): \(error.message)")
             }
         }
-        let imageRoot = findImageRoot(root)
-        let files = listImageFiles(under: imageRoot)
+        let excluded = excluding.flatMap(FileIdentity.init)
+        let imageRoot = findImageRoot(root, excluding: excluded)
+        let files = listImageFiles(under: imageRoot, excluding: excluded)
         let videos = files.filter { VideoFrames.extensions.contains($0.1.pathExtension.lowercased()) }
         if !videos.isEmpty, videos.count == files.count {
             return try loadVideos(videos.map { (name: $0.0, url: $0.1) }, workspace: workspace, keyframes: keyframes, progress: progress)
@@ -125,7 +128,7 @@ public enum CaptureLoader {
     }
 
     /// The folder that holds the images: a single top folder is descended into, `images/` preferred.
-    static func findImageRoot(_ root: URL) -> URL {
+    static func findImageRoot(_ root: URL, excluding excluded: FileIdentity? = nil) -> URL {
         var current = root
         let fm = FileManager.default
         for _ in 0..<8 {
@@ -136,6 +139,7 @@ public enum CaptureLoader {
             }
             let entries = ((try? fm.contentsOfDirectory(atPath: current.path)) ?? [])
                 .filter { !$0.hasPrefix(".") && $0 != "__MACOSX" }
+                .filter { excluded == nil || FileIdentity(current.appendingPathComponent($0)) != excluded }
             guard entries.count == 1 else { break }
             let only = current.appendingPathComponent(entries[0])
             guard fm.fileExists(atPath: only.path, isDirectory: &isDirectory), isDirectory.boolValue else { break }
@@ -146,7 +150,7 @@ public enum CaptureLoader {
 
     /// Image files (and videos and zips) below `root` by extension, with names relative to it, sorted by
     /// name; of any file type (the caller rejects what is not a regular file).
-    static func listImageFiles(under root: URL) -> [(String, URL)] {
+    static func listImageFiles(under root: URL, excluding excluded: FileIdentity? = nil) -> [(String, URL)] {
         let fm = FileManager.default
         guard let enumerator = fm.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey],
                                              options: [.skipsHiddenFiles]) else { return [] }
@@ -155,7 +159,8 @@ public enum CaptureLoader {
         for case let url as URL in enumerator {
             let name = url.lastPathComponent
             if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
-                if name == "masks" || name == "depth" || name == "__MACOSX" || name == "gt_sparse" || name.hasPrefix(".") {
+                if name == "masks" || name == "depth" || name == "__MACOSX" || name == "gt_sparse" || name.hasPrefix(".")
+                    || (excluded != nil && FileIdentity(url) == excluded) {
                     enumerator.skipDescendants()
                 }
                 continue

@@ -74,11 +74,17 @@ public final class ReconstructionPipeline {
         return scene.report
     }
 
-    /// Checks the options, prepares OUTPUT, removes what a killed run left, starts the report.
+    /// Checks the options, prepares OUTPUT, removes what a killed run left and the last run's
+    /// report, starts the report.
     func start() throws {
         try options.validate()
-        try OutputFolder.prepare(output, work: workDirectory)
+        try OutputFolder.refuseOverlap(input: input, output: layout.root)
+        try OutputFolder.prepare(layout)
         Leftovers.remove(in: layout)
+        // An earlier run's report must not outlive this run's start: if this run fails before
+        // writing its own (a full disk while writing the model), its `complete: true` would
+        // vouch for files this run has half replaced.
+        for report in [layout.reportJSON, layout.reportHTML] { unlink(report.path) }
         scene.report.detail = options.detail.rawValue
         scene.report.input = input.standardizedFileURL.path
         scene.report.options = options.fingerprintText

@@ -58,7 +58,8 @@ public struct IngestStage: ReconstructionStage {
     }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
-        let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work, keyframes: options.keyframes) {
+        let capture = try CaptureLoader.load(input: context.input, workspace: context.layout.work,
+                                             excluding: context.layout.root, keyframes: options.keyframes) {
             context.progress?.update(stage: Self.name, done: $0, total: $1) ?? true
         }
         // Too few images is the first thing to say (``apply`` says it); masks come after.

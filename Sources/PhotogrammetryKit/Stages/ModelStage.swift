@@ -58,7 +58,7 @@ public struct ModelStage: CheckpointedStage {
                                           maskURLs: views.map(\.maskURL), options: texture)
         let textured = try mesh.textured(by: atlas, jpegQuality: options.jpegQuality)
         _ = context.progress?.update(stage: Self.name, done: 1, total: 2)
-        for file in layout.modelFiles { try ModelExporter.write(textured, to: file) }
+        try ModelExporter.write(textured, to: layout.modelFiles)
         _ = context.progress?.update(stage: Self.name, done: 2, total: 2)
         return Output(files: layout.modelFiles.map(\.lastPathComponent), triangles: textured.triangles.count,
                       textureSize: atlas.pageSize, texturePages: atlas.pageCount, charts: atlas.chartCount, texelsPerPixel: atlas.scale,

@@ -1,0 +1,255 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryKit
+
+/// Working folders and OUTPUT, run against the built executable: nothing is written or removed
+/// through a link another user planted under a name the tool would use, `texture` leaves no
+/// working folder behind, a run never reads its own output as input, and a failed run leaves no
+/// report that vouches for a half-replaced model.
+final class WorkspaceSafetyTests: XCTestCase {
+    typealias Outcome = BuiltProgram.Outcome
+
+    /// The uid that plants links and folders: `nobody`, as another user of a shared folder.
+    static let otherUser: uid_t = 65534
+
+    private func run(_ arguments: [String], timeout: TimeInterval = 300,
+                     file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
+        try BuiltProgram.start(arguments, logs: try makeBridgeTestDirectory(self)).wait(timeout: timeout, file: file, line: line)
+    }
+
+    /// A folder like `/tmp`: anyone may create entries, only their owner may remove them.
+    private func sharedFolder() throws -> URL {
+        let folder = try makeBridgeTestDirectory(self).appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        chmod(folder.path, 0o1777)
+        return folder
+    }
+
+    /// A folder of the victim's with one file in `input/`, and a listing to compare later.
+    private func victim() throws -> (URL, [String]) {
+        let folder = try makeBridgeTestDirectory(self).appendingPathComponent("victim")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("input"), withIntermediateDirectories: true)
+        try Data("precious".utf8).write(to: folder.appendingPathComponent("input/keep.txt"))
+        return (folder, try listing(folder))
+    }
+
+    private func listing(_ folder: URL) throws -> [String] {
+        (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    /// Plants a symbolic link `at` to `target`, owned by the other user when this is root.
+    private func plantLink(at link: URL, to target: URL) throws {
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        if geteuid() == 0 { XCTAssertEqual(lchown(link.path, Self.otherUser, Self.otherUser), 0) }
+    }
+
+    /// A textured plane's capture (four posed photos and their transforms.json), zipped, and the
+    /// plane as an OBJ: what `texture` needs for a real run.
+    private func planeCapture() throws -> (mesh: URL, zip: URL) {
+        let folder = try makeBridgeTestDirectory(self).appendingPathComponent("plane")
+        let images = folder.appendingPathComponent("capture/images")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        let views = [TextureAtlasTests.view(at: SIMD3(0, 0, -3), lookingAt: .zero),
+                     TextureAtlasTests.view(at: SIMD3(1.2, 0.3, -2.8), lookingAt: .zero),
+                     TextureAtlasTests.view(at: SIMD3(-1.1, -0.4, -2.9), lookingAt: .zero)]
+        var posed = Reconstruction()
+        posed.addCamera(Camera(id: CameraID(1), model: .pinhole, width: 240, height: 180, params: [200, 200, 120, 90]))
+        var files: [(String, URL)] = []
+        for (k, view) in views.enumerated() {
+            let url = images.appendingPathComponent("view\(k).png")
+            try TestPNG.writeRGB(TextureAtlasTests.render(view, occluder: false), width: view.width, height: view.height, to: url)
+            posed.addImage(Image(id: ImageID(k + 1), name: "view\(k).png", cameraID: CameraID(1),
+                                 camFromWorld: view.camFromWorld, points2D: []))
+            files.append(("capture/images/view\(k).png", url))
+        }
+        let transforms = folder.appendingPathComponent("capture/transforms.json")
+        try NerfstudioTransforms(posed, filePath: { "images/" + $0 }).jsonData().write(to: transforms)
+        files.append(("capture/transforms.json", transforms))
+        let zip = folder.appendingPathComponent("capture.zip")
+        try BadInputs.writeZip(zip, files: files)
+        let (plane, _) = try TextureAtlasTests.planeMesh(occluder: false)
+        let mesh = folder.appendingPathComponent("plane.obj")
+        try ModelExporter.write(MeshModel(positions: plane.points, normals: Array(repeating: SIMD3(0, 0, -1), count: plane.points.count),
+                                          colors: Array(repeating: SIMD3(128, 128, 128), count: plane.points.count),
+                                          triangles: plane.triangles), to: mesh)
+        return (mesh, zip)
+    }
+
+    // MARK: texture
+
+    /// A `work` link planted beside a single-file OUTPUT is not the workspace: the run writes
+    /// and removes nothing through it, textures the plane, and leaves no working folder.
+    func testTextureNeverUsesALinkPlantedBesideItsOutput() throws {
+        let (mesh, zip) = try planeCapture()
+        let shared = try sharedFolder()
+        let (target, before) = try victim()
+        try plantLink(at: shared.appendingPathComponent("work"), to: target)
+        let output = shared.appendingPathComponent("plane.glb")
+        let outcome = try run(["texture", mesh.path, zip.path, output.path, "--detail", "preview"])
+        XCTAssertEqual(outcome.status, 0, outcome.standardError)
+        XCTAssertEqual(try listing(target), before, "nothing written or removed through the planted link")
+        XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("input/keep.txt"), encoding: .utf8), "precious")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: shared.path).sorted(), ["plane.glb", "work"],
+                       "the working folder (plane/) is gone after success")
+    }
+
+    /// The folder a single-file OUTPUT's working files go to, planted as a link or as another
+    /// user's folder, is refused in one line before anything is written.
+    func testTextureRefusesAPlantedWorkingFolder() throws {
+        let (mesh, zip) = try planeCapture()
+        let shared = try sharedFolder()
+        let (target, before) = try victim()
+        let output = shared.appendingPathComponent("plane.glb")
+        try plantLink(at: shared.appendingPathComponent("plane"), to: target)
+        let linked = try run(["texture", mesh.path, zip.path, output.path, "--detail", "preview"])
+        XCTAssertEqual(linked.status, 1)
+        XCTAssertEqual(linked.errorLines, ["photogrammetry: error: cannot write OUTPUT \(output.path): "
+                                           + "\(shared.path)/plane is a symbolic link, which is not followed "
+                                           + "(remove it, or choose another OUTPUT)"])
+        XCTAssertEqual(try listing(target), before)
+
+        try XCTSkipUnless(geteuid() == 0, "planting a folder as another user needs root")
+        try FileManager.default.removeItem(at: shared.appendingPathComponent("plane"))
+        let theirs = shared.appendingPathComponent("plane")
+        try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: false)
+        try plantLink(at: theirs.appendingPathComponent("work"), to: target)
+        XCTAssertEqual(chown(theirs.path, Self.otherUser, Self.otherUser), 0)
+        let owned = try run(["texture", mesh.path, zip.path, output.path, "--detail", "preview"])
+        XCTAssertEqual(owned.status, 1)
+        XCTAssertEqual(owned.errorLines.count, 1, owned.standardError)
+        XCTAssertTrue(owned.standardError.contains("\(theirs.path) belongs to another user (uid \(Self.otherUser))"),
+                      owned.standardError)
+        XCTAssertEqual(try listing(target), before)
+    }
+
+    /// A failed `texture` (no priors) removes its unpacked zip and working folder too.
+    func testTextureLeavesNoWorkingFolderAfterAFailure() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let images = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        try BadInputs.copyGoodImages(3, to: images)
+        let zip = folder.appendingPathComponent("photos.zip")
+        try BadInputs.writeZip(zip, files: try FileManager.default.contentsOfDirectory(atPath: images.path).map {
+            ($0, images.appendingPathComponent($0))
+        })
+        let mesh = folder.appendingPathComponent("mesh.obj")
+        try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".write(to: mesh, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("out/room.usdz")
+        let outcome = try run(["texture", mesh.path, zip.path, output.path])
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.standardError.contains("no transforms.json"), outcome.standardError)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path), [],
+                       "neither room/ nor its unpacked input is left")
+    }
+
+    // MARK: reconstruct: OUTPUT and INPUT apart
+
+    func testAnOutputThatIsOrHoldsTheInputIsRefused() throws {
+        let capture = try makeBridgeTestDirectory(self).appendingPathComponent("capture")
+        let images = capture.appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        try BadInputs.copyGoodImages(3, to: images)
+        let before = try listing(capture)
+        let same = try run(["reconstruct", capture.path, capture.path + "/", "--sparse-only"])
+        XCTAssertEqual(same.status, 1)
+        XCTAssertEqual(same.errorLines.count, 1, same.standardError)
+        XCTAssertTrue(same.standardError.contains("OUTPUT \(capture.path) is INPUT"), same.standardError)
+        let holding = try run(["reconstruct", images.path, capture.path, "--sparse-only"])
+        XCTAssertEqual(holding.status, 1)
+        XCTAssertTrue(holding.standardError.contains("OUTPUT \(capture.path) holds INPUT \(images.path)"), holding.standardError)
+        XCTAssertEqual(try listing(capture), before, "nothing written into the capture")
+    }
+
+    /// OUTPUT inside INPUT: the rerun does not ingest the first run's views or take its
+    /// transforms.json as priors, and its model is byte for byte the first run's.
+    func testAnOutputInsideTheInputIsLeftOutOfTheRerun() throws {
+        let capture = try makeBridgeTestDirectory(self).appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        try BadInputs.copyGoodImages(5, to: capture)
+        let output = capture.appendingPathComponent("out")
+        let arguments = ["reconstruct", capture.path, output.path, "--detail", "preview", "--no-mesh", "--progress", "none"]
+        let first = try run(arguments)
+        XCTAssertEqual(first.status, 0, first.standardError)
+        let files = ["sparse/cameras.txt", "sparse/images.txt", "sparse/points3D.txt", "transforms.json"]
+        let firstBytes = try files.map { try Data(contentsOf: output.appendingPathComponent($0)) }
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("work/dense/images").path).isEmpty,
+                       "the first run left views inside INPUT")
+        // A fresh run into the same OUTPUT, so nothing is resumed.
+        try FileManager.default.removeItem(at: output.appendingPathComponent("work/checkpoints"))
+        let second = try run(arguments)
+        XCTAssertEqual(second.status, 0, second.standardError)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("report.json")))
+            as? [String: Any])
+        XCTAssertEqual(report["images_total"] as? Int, 5, "the first run's views are not images of the capture")
+        XCTAssertEqual(report["scale_source"] as? String, "none", "its transforms.json is not taken as priors")
+        for (name, bytes) in zip(files, firstBytes) {
+            XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent(name)), bytes, "\(name) differs on the rerun")
+        }
+    }
+
+    // MARK: a failed rerun
+
+    /// A rerun that runs out of disk while writing the model says so, names the file, and leaves
+    /// neither the last run's `complete: true` report nor a half-new model set.
+    func testAFullDiskWhileWritingTheModelLeavesNoStaleReport() throws {
+        try XCTSkipUnless(geteuid() == 0, "mounting a small file system needs root")
+        let capture = try makeBridgeTestDirectory(self).appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        try BadInputs.copyGoodImages(5, to: capture)
+        let first = try makeBridgeTestDirectory(self).appendingPathComponent("first")
+        let arguments = ["--detail", "preview", "--progress", "none"]
+        let complete = try run(["reconstruct", capture.path, first.path] + arguments)
+        XCTAssertEqual(complete.status, 0, complete.standardError)
+
+        // The finished run's folder on a file system with room for all but the model files.
+        let disk = try makeBridgeTestDirectory(self).appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let modelBytes = try ["model.usdz", "model.glb", "model.obj"].reduce(0) {
+            $0 + ((try FileManager.default.attributesOfItem(atPath: first.appendingPathComponent($1).path)[.size] as? Int) ?? 0)
+        }
+        // Blocks, as tmpfs counts pages; the model files are removed before the rerun.
+        let used = try shell("du -sk \(first.path) | cut -f1")
+        let kilobytes = (Int(used.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - modelBytes / 1024 + 256
+        XCTAssertGreaterThan(modelBytes, 1 << 20, "the model set needs more than the margin left")
+        let mounted = try? shell("mount -t tmpfs -o size=\(kilobytes)k tmpfs \(disk.path)")
+        try XCTSkipIf(mounted == nil, "cannot mount a tmpfs here")
+        defer { _ = try? shell("umount \(disk.path)") }
+        let output = disk.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: false)
+        _ = try shell("cd \(first.path) && tar cf - --exclude='./model.*' --exclude='./texture_*' . | tar xf - -C \(output.path)")
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: output.path).contains { $0.hasPrefix("model.") })
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("report.json").path))
+
+        let rerun = try run(["reconstruct", capture.path, output.path] + arguments)
+        XCTAssertEqual(rerun.status, 1, rerun.standardError)
+        XCTAssertEqual(rerun.errorLines.count, 1, rerun.standardError)
+        XCTAssertTrue(rerun.standardError.contains("no space left on \(disk.path) (tmpfs) while writing \(output.path)/"),
+                      rerun.standardError)
+        XCTAssertTrue(rerun.standardError.contains("needs about"), rerun.standardError)
+        if let data = try? Data(contentsOf: output.appendingPathComponent("report.json")) {
+            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+            XCTAssertEqual(report["complete"] as? Bool, false, "a failed run's report says so")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: output.path)
+        XCTAssertFalse(left.contains { $0.hasPrefix("model.") }, "no model file of a half-written set: \(left)")
+        XCTAssertFalse(left.contains { $0.hasSuffix(".tmp") }, "no temporary left: \(left)")
+    }
+
+    /// Runs a shell command; its standard output, or a thrown error when it fails.
+    private func shell(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CVisionError(code: .ioError, message: "\(command): exit \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -18,6 +18,8 @@ typedef enum cvis_status {
   CVIS_NO_CONVERGENCE = 5,    /* an estimator or solver found no acceptable answer */
   CVIS_UNSAFE_ARCHIVE = 6,    /* an archive entry would escape the destination (.., /, link) */
   CVIS_LIMIT_EXCEEDED = 7,    /* an archive or image is larger than the configured cap */
+  CVIS_NO_SPACE = 8,          /* a write failed for want of disk space or quota */
+  CVIS_OUT_OF_MEMORY = 9,     /* an allocation, or a thread's start, failed */
   CVIS_INTERNAL_ERROR = 99    /* an unexpected exception inside the core */
 } cvis_status;
 

@@ -188,54 +188,6 @@ final class WorkspaceSafetyTests: XCTestCase {
         }
     }
 
-    // MARK: a failed rerun
-
-    /// A rerun that runs out of disk while writing the model says so, names the file, and leaves
-    /// neither the last run's `complete: true` report nor a half-new model set.
-    func testAFullDiskWhileWritingTheModelLeavesNoStaleReport() throws {
-        try XCTSkipUnless(geteuid() == 0, "mounting a small file system needs root")
-        let capture = try makeBridgeTestDirectory(self).appendingPathComponent("capture")
-        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
-        try BadInputs.copyGoodImages(5, to: capture)
-        let first = try makeBridgeTestDirectory(self).appendingPathComponent("first")
-        let arguments = ["--detail", "preview", "--progress", "none"]
-        let complete = try run(["reconstruct", capture.path, first.path] + arguments)
-        XCTAssertEqual(complete.status, 0, complete.standardError)
-
-        // The finished run's folder on a file system with room for all but the model files.
-        let disk = try makeBridgeTestDirectory(self).appendingPathComponent("disk")
-        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
-        let modelBytes = try ["model.usdz", "model.glb", "model.obj"].reduce(0) {
-            $0 + ((try FileManager.default.attributesOfItem(atPath: first.appendingPathComponent($1).path)[.size] as? Int) ?? 0)
-        }
-        // Blocks, as tmpfs counts pages; the model files are removed before the rerun.
-        let used = try shell("du -sk \(first.path) | cut -f1")
-        let kilobytes = (Int(used.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - modelBytes / 1024 + 256
-        XCTAssertGreaterThan(modelBytes, 1 << 20, "the model set needs more than the margin left")
-        let mounted = try? shell("mount -t tmpfs -o size=\(kilobytes)k tmpfs \(disk.path)")
-        try XCTSkipIf(mounted == nil, "cannot mount a tmpfs here")
-        defer { _ = try? shell("umount \(disk.path)") }
-        let output = disk.appendingPathComponent("run")
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: false)
-        _ = try shell("cd \(first.path) && tar cf - --exclude='./model.*' --exclude='./texture_*' . | tar xf - -C \(output.path)")
-        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: output.path).contains { $0.hasPrefix("model.") })
-        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("report.json").path))
-
-        let rerun = try run(["reconstruct", capture.path, output.path] + arguments)
-        XCTAssertEqual(rerun.status, 1, rerun.standardError)
-        XCTAssertEqual(rerun.errorLines.count, 1, rerun.standardError)
-        XCTAssertTrue(rerun.standardError.contains("no space left on \(disk.path) (tmpfs) while writing \(output.path)/"),
-                      rerun.standardError)
-        XCTAssertTrue(rerun.standardError.contains("needs about"), rerun.standardError)
-        if let data = try? Data(contentsOf: output.appendingPathComponent("report.json")) {
-            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-            XCTAssertEqual(report["complete"] as? Bool, false, "a failed run's report says so")
-        }
-        let left = try FileManager.default.contentsOfDirectory(atPath: output.path)
-        XCTAssertFalse(left.contains { $0.hasPrefix("model.") }, "no model file of a half-written set: \(left)")
-        XCTAssertFalse(left.contains { $0.hasSuffix(".tmp") }, "no temporary left: \(left)")
-    }
-
     /// Runs a shell command; its standard output, or a thrown error when it fails.
     private func shell(_ command: String) throws -> String {
         let process = Process()

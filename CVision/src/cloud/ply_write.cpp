@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../io/image_io.h"
+#include "../util/file_write.h"
 #include "../util/status.h"
 #include "ply.h"
 
@@ -27,9 +28,9 @@ std::string Header(int64_t count, int64_t num_triangles) {
              "property uchar red\nproperty uchar green\nproperty uchar blue\n", faces, "end_header\n");
 }
 
-cvis_status WriteFailure(const std::string& path) {
-  return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": write failed (", std::strerror(errno), ")"));
-}
+// Why writing `path` failed, from errno (util/file_write.h); the size a point cloud still needs
+// is not known here.
+cvis_status PlyWriteFailure(const std::string& path) { return WriteFailure(path, errno, 0); }
 
 // count records of x y z nx ny nz (float) red green blue (uchar); zero normals and grey colours
 // stand in for missing ones.
@@ -60,9 +61,7 @@ PlyPointWriter::~PlyPointWriter() {
 
 cvis_status PlyPointWriter::Open() {
   body_ = std::fopen(body_path_.c_str(), "wb+");
-  if (body_ == nullptr) {
-    return Fail(CVIS_IO_ERROR, Str(BaseName(path_), ": cannot write (", std::strerror(errno), ")"));
-  }
+  if (body_ == nullptr) return PlyWriteFailure(path_);
   return CVIS_OK;
 }
 
@@ -71,7 +70,7 @@ cvis_status PlyPointWriter::Append(int64_t count, const float* points, const flo
   if (body_ == nullptr) return Fail(CVIS_INTERNAL_ERROR, "PlyPointWriter: not open");
   const std::vector<unsigned char> records = PackRecords(count, points, normals, colors);
   if (std::fwrite(records.data(), 1, records.size(), body_) != records.size()) {
-    return WriteFailure(path_);
+    return PlyWriteFailure(path_);
   }
   count_ += count;
   return CVIS_OK;
@@ -79,9 +78,9 @@ cvis_status PlyPointWriter::Append(int64_t count, const float* points, const flo
 
 cvis_status PlyPointWriter::Finish() {
   if (body_ == nullptr) return Fail(CVIS_INTERNAL_ERROR, "PlyPointWriter: not open");
-  if (std::fflush(body_) != 0 || std::fseek(body_, 0, SEEK_SET) != 0) return WriteFailure(path_);
+  if (std::fflush(body_) != 0 || std::fseek(body_, 0, SEEK_SET) != 0) return PlyWriteFailure(path_);
   FILE* out = std::fopen(temporary_path_.c_str(), "wb");
-  if (out == nullptr) return WriteFailure(path_);
+  if (out == nullptr) return PlyWriteFailure(path_);
   const std::string header = Header(count_, 0);
   bool ok = std::fwrite(header.data(), 1, header.size(), out) == header.size();
   std::vector<char> chunk(1 << 20);
@@ -94,16 +93,14 @@ cvis_status PlyPointWriter::Finish() {
   std::fclose(body_);
   body_ = nullptr;
   std::remove(body_path_.c_str());
-  if (!ok || std::rename(temporary_path_.c_str(), path_.c_str()) != 0) return WriteFailure(path_);
+  if (!ok || std::rename(temporary_path_.c_str(), path_.c_str()) != 0) return PlyWriteFailure(path_);
   return CVIS_OK;
 }
 
 cvis_status WritePly(const std::string& path, const cvis_cloud& cloud) {
   const std::string temporary = path + ".tmp";
   FILE* out = std::fopen(temporary.c_str(), "wb");
-  if (out == nullptr) {
-    return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot write (", std::strerror(errno), ")"));
-  }
+  if (out == nullptr) return PlyWriteFailure(path);
   const int64_t num_points = cloud.NumPoints();
   const std::string header = Header(num_points, cloud.NumTriangles());
   bool ok = std::fwrite(header.data(), 1, header.size(), out) == header.size();
@@ -130,7 +127,7 @@ cvis_status WritePly(const std::string& path, const cvis_cloud& cloud) {
   }
   ok = (std::fclose(out) == 0) && ok;
   if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const cvis_status status = WriteFailure(path);
+    const cvis_status status = PlyWriteFailure(path);
     std::remove(temporary.c_str());
     return status;
   }

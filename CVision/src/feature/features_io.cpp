@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../io/image_io.h"
+#include "../util/file_write.h"
 #include "../util/status.h"
 #include "features.h"
 
@@ -61,9 +62,9 @@ extern "C" cvis_status cvis_features_save(const cvis_features* features, const c
     // checkpoint that a resume would trust.
     const std::string temporary = std::string(path) + ".tmp";
     FILE* file = std::fopen(temporary.c_str(), "wb");
-    if (file == nullptr) {
-      return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot write (", std::strerror(errno), ")"));
-    }
+    const size_t file_bytes = 64 + 4 * features->keypoints.size() + features->descriptor_bytes.size() +
+                              features->colors.size();
+    if (file == nullptr) return WriteFailure(path, errno, file_bytes);
     const int32_t count = features->Count();
     const int32_t header[4] = {features->image_width, features->image_height, count,
                                cvis_features::kDescriptorDim};
@@ -81,10 +82,12 @@ extern "C" cvis_status cvis_features_save(const cvis_features* features, const c
     ok = ok && std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
     ok = ok && std::fwrite(features->colors.data(), 1, features->colors.size(), file) ==
                    features->colors.size();
-    ok = (std::fclose(file) == 0) && ok;
-    if (!ok || std::rename(temporary.c_str(), path) != 0) {
+    int error = ok ? 0 : errno;
+    if (std::fclose(file) != 0 && error == 0) error = errno;
+    if (error == 0 && std::rename(temporary.c_str(), path) != 0) error = errno;
+    if (error != 0) {
       std::remove(temporary.c_str());
-      return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": write failed (", std::strerror(errno), ")"));
+      return WriteFailure(path, error, file_bytes);
     }
     return CVIS_OK;
   });

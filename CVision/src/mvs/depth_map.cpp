@@ -8,6 +8,7 @@
 
 #include "../../include/cvis_mvs.h"
 #include "../io/image_io.h"
+#include "../util/file_write.h"
 #include "../util/status.h"
 
 namespace cvis {
@@ -63,19 +64,19 @@ cvis_status DepthMap::Read(const std::string& path, DepthMap* map) {
 cvis_status DepthMap::Write(const std::string& path) const {
   const std::string temporary = path + ".tmp";
   FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) {
-    return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot write (", std::strerror(errno), ")"));
-  }
+  const size_t bytes = 8 + 8 + 4 * (depth.size() + normal.size() + cost.size());
+  if (file == nullptr) return WriteFailure(path, errno, bytes);
   const int32_t size[2] = {width, height};
   bool ok = std::fwrite(kMagic, 1, 8, file) == 8 && std::fwrite(size, 4, 2, file) == 2 &&
             std::fwrite(depth.data(), 4, depth.size(), file) == depth.size() &&
             std::fwrite(normal.data(), 4, normal.size(), file) == normal.size() &&
             std::fwrite(cost.data(), 4, cost.size(), file) == cost.size();
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
+  int error = ok ? 0 : errno;
+  if (std::fclose(file) != 0 && error == 0) error = errno;
+  if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
     std::remove(temporary.c_str());
-    return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": write failed (", std::strerror(error), ")"));
+    return WriteFailure(path, error, bytes);
   }
   return CVIS_OK;
 }

@@ -17,6 +17,7 @@
 
 #include "../../include/cvis_mvs.h"
 #include "../io/image_io.h"
+#include "../io/image_write.h"
 #include "../feature/keep_mask.h"
 #include "../optim/camera_models.h"
 #include "../util/status.h"
@@ -27,22 +28,8 @@ namespace {
 
 constexpr int kMaxSide = 1 << 15;
 
-// Writes a PNG through a temporary name (with the .png extension OpenCV picks the codec by).
-cvis_status WritePng(const cv::Mat& image, const std::string& path) {
-  const std::string temporary = path + ".tmp.png";
-  bool ok = false;
-  try {
-    ok = cv::imwrite(temporary, image);
-  } catch (const cv::Exception&) {
-    ok = false;
-  }
-  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temporary.c_str());
-    return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot write PNG (", std::strerror(error), ")"));
-  }
-  return CVIS_OK;
-}
+// Writes a PNG through a temporary name (io/image_write.h).
+cvis_status WritePng(const cv::Mat& image, const std::string& path) { return WriteImageAtomically(path, image); }
 
 }  // namespace
 }  // namespace mvs

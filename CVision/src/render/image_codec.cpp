@@ -15,6 +15,7 @@
 
 #include "../io/image_io.h"
 #include "../util/buffer.h"
+#include "../util/file_write.h"
 #include "../util/status.h"
 
 struct cvis_image {
@@ -152,26 +153,7 @@ extern "C" cvis_status cvis_image_write_png(const char* path, int32_t width, int
     std::vector<uint8_t> encoded;
     if (!EncodePng(width, height, channels, pixels, &encoded)) return Fail(CVIS_INTERNAL_ERROR, Str(path, ": PNG encoding failed"));
     const std::filesystem::path target(path);
-    const std::filesystem::path temporary =
-        target.parent_path() / ("." + target.filename().string() + ".tmp");
-    {
-      FILE* file = std::fopen(temporary.c_str(), "wb");
-      if (file == nullptr) return Fail(CVIS_IO_ERROR, Str(path, ": cannot write (", std::strerror(errno), ")"));
-      const size_t written = std::fwrite(encoded.data(), 1, encoded.size(), file);
-      const bool closed = std::fclose(file) == 0;
-      if (written != encoded.size() || !closed) {
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
-        return Fail(CVIS_IO_ERROR, Str(path, ": cannot write (disk full?)"));
-      }
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, target, error);
-    if (error) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      return Fail(CVIS_IO_ERROR, Str(path, ": cannot write (", error.message(), ")"));
-    }
-    return CVIS_OK;
+    const std::filesystem::path temporary = target.parent_path() / ("." + target.filename().string() + ".tmp");
+    return WriteFileAtomically(path, temporary.string(), encoded.data(), encoded.size());
   });
 }

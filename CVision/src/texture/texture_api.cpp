@@ -12,6 +12,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "../io/image_io.h"
+#include "../io/image_write.h"
 #include "../util/buffer.h"
 #include "../util/parallel.h"
 #include "../util/status.h"
@@ -331,15 +332,6 @@ extern "C" cvis_status cvis_texture_atlas_save_page(const cvis_texture_atlas* at
     cv::Mat rgb(size, size, CV_8UC3, const_cast<uint8_t*>(atlas->pages[page].data()));
     cv::Mat bgr;
     cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    const std::filesystem::path target(path);
-    const std::filesystem::path temporary =
-        target.parent_path() / (".tmp-" + target.stem().string() + target.extension().string());
-    if (!cv::imwrite(temporary.string(), bgr)) {
-      return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot write the texture page"));
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, target, error);
-    if (error) return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": ", error.message()));
-    return CVIS_OK;
+    return WriteImageAtomically(path, bgr);
   });
 }

@@ -1,5 +1,7 @@
 #include "status.h"
 
+#include <system_error>
+
 #include <ceres/version.h>
 #include <opencv2/core.hpp>
 
@@ -15,7 +17,12 @@ cvis_status GuardException(const std::exception& error) {
     return Fail(CVIS_INTERNAL_ERROR, Str("OpenCV: ", cv_error->err, " in ", cv_error->func));
   }
   if (dynamic_cast<const std::bad_alloc*>(&error)) {
-    return Fail(CVIS_LIMIT_EXCEEDED, "out of memory");
+    return Fail(CVIS_OUT_OF_MEMORY, "out of memory");
+  }
+  // A thread that cannot start (EAGAIN) under a memory or process limit is the same want.
+  if (auto* system = dynamic_cast<const std::system_error*>(&error);
+      system != nullptr && system->code() == std::errc::resource_unavailable_try_again) {
+    return Fail(CVIS_OUT_OF_MEMORY, "cannot start a thread (resource temporarily unavailable)");
   }
   return Fail(CVIS_INTERNAL_ERROR, error.what());
 }

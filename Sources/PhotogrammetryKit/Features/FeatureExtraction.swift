@@ -57,6 +57,8 @@ public enum FeatureExtraction {
         for (i, slot) in slots.values.enumerated() {
             switch slot {
             case .success(let set)?: features.append(set)
+            case .failure(let error)? where error.isResourceExhaustion:
+                throw error
             case .failure(let error)?:
                 features.append(nil)
                 failures.append((i, error.message))

@@ -168,15 +168,19 @@ extension DenseReconstruction {
     /// a job that throws is handed to `failed` and the others go on. Stops early on a cancel.
     func runJobs(_ jobs: Range<Int>, counter: ProgressCounter, _ body: (Int) throws -> Void,
                  failed: (Int, Error) -> Void) throws {
+        let exhaustion = FirstError()
         parallelFor(jobs.count, threads: options.concurrentImages) { j in
-            guard (try? counter.checkCancelled()) != nil else { return }
+            guard (try? counter.checkCancelled()) != nil, !exhaustion.isSet else { return }
             do {
                 try body(jobs.lowerBound + j)
+            } catch where error.isResourceExhaustion {
+                exhaustion.set(error)
             } catch {
                 failed(jobs.lowerBound + j, error)
             }
             counter.step()
         }
+        try exhaustion.rethrow()
         try counter.checkCancelled()
     }
 

@@ -56,6 +56,8 @@ extension DenseReconstruction {
         for (i, slot) in slots.values.enumerated() {
             switch slot {
             case .success(let view)?: prepared.append(view)
+            case .failure(let error)? where error.isResourceExhaustion:
+                throw error
             case .failure(let error)?:
                 skipped.append(RejectedImage(name: inputs[ids[i]]!.name, reason: "undistortion failed: \(error)"))
             case nil: break

@@ -13,10 +13,15 @@ extension ReconstructionPipeline {
     /// Runs `body`; when it throws, tells the progress sink (too few images, or the stage that
     /// failed and why) and throws the same error, so a program reading the JSON lines learns of
     /// the failure from them too, not only from standard error.
+    /// A failed allocation is said as the stage that ran out of memory and what to change.
     func announcingFailure<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
+            var error = error
+            if (error as? CVisionError)?.code == .outOfMemory {
+                error = MemoryBudget.outOfMemory(in: runningStage ?? "setup", error)
+            }
             if case PipelineError.tooFewImages = error {
                 progress?.event(.tooFewImages, "\(error)")
             } else {

@@ -99,7 +99,7 @@ public enum WriteFailure {
         case ENOSPC, EDQUOT:
             let need = bytes > 0 ? " (needs about \(megabytes(bytes)) MB" + free(url) + ")" : ""
             let what = code == ENOSPC ? "no space left on \(device(of: url))" : "disk quota exceeded on \(device(of: url))"
-            return .io("\(what) while writing \(url.path)\(need)")
+            return .exhausted("\(what) while writing \(url.path)\(need)")
         default:
             return .io("\(url.path): cannot write (\(OutputFolder.reason(code)))")
         }

@@ -77,3 +77,31 @@ final class ProgressCounter: @unchecked Sendable {
         if cancelled { throw PipelineError.cancelled }
     }
 }
+
+/// The first error any worker of a parallel loop met, to stop the others and rethrow after it.
+final class FirstError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: Error?
+
+    /// Keeps `error` unless one is kept already.
+    func set(_ error: Error) {
+        lock.lock()
+        if self.error == nil { self.error = error }
+        lock.unlock()
+    }
+
+    /// Whether an error is kept.
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return error != nil
+    }
+
+    /// Throws the kept error, if any.
+    func rethrow() throws {
+        lock.lock()
+        let error = self.error
+        lock.unlock()
+        if let error { throw error }
+    }
+}

@@ -8,6 +8,9 @@ public enum PipelineError: Error, CustomStringConvertible, Equatable {
     case noInitialPair
     case cancelled
     case io(String)
+    /// The machine ran out of something the run needs (disk space, memory): not the input's
+    /// fault, and not a reason to skip one image and go on.
+    case exhausted(String)
 
     public var description: String {
         switch self {
@@ -24,6 +27,7 @@ public enum PipelineError: Error, CustomStringConvertible, Equatable {
             return "no image pair with enough matches and parallax to start the reconstruction"
         case .cancelled: return "cancelled"
         case .io(let what): return what
+        case .exhausted(let what): return what
         }
     }
 }

@@ -31,6 +31,8 @@ public final class TextureAtlas: @unchecked Sendable {
               colors.map({ $0.count == positions.count }) ?? true else {
             throw CVisionError(code: .invalidArgument, message: "texture: one image (and mask) per view, one colour per vertex")
         }
+        try MemoryBudget.check(needs: memoryBytes(triangles: triangles.count, views: views, options: options),
+                               for: "texturing \(triangles.count) triangles from \(views.count) views on \(options.pageSize)² pages")
         let cViews = views.map(\.cView)
         var cOptions = options.cOptions
         let flatColors = colors?.flatMap { [$0.x, $0.y, $0.z] }
@@ -47,6 +49,16 @@ public final class TextureAtlas: @unchecked Sendable {
         }
         try check(status)
         return TextureAtlas(handle: handle!)
+    }
+
+    /// The least texturing takes, for ``MemoryBudget``: every view's mask, one decoded view (and
+    /// its area-filtered copy) per thread, one page of RGB texels with its chart index, and the
+    /// mesh's per-face records (view candidates, charts, UVs: some 200 bytes a triangle).
+    static func memoryBytes(triangles: Int, views: [MVSView], options: TextureOptions) -> Int {
+        let pixels = views.map { $0.width * $0.height }
+        let largest = pixels.max() ?? 0
+        return pixels.reduce(0, +) + max(1, options.numThreads) * 6 * largest
+            + 7 * options.pageSize * options.pageSize + 200 * triangles
     }
 
     /// Atlas pages.

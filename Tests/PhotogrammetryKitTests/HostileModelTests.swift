@@ -208,6 +208,9 @@ final class HostileModelTests: XCTestCase {
         for (url, words, statsReads) in cases {
             if statsReads { assertRefused(try run(["stats", "--json", url.path]), ["\(url.path): \(words)"]) }
             assertRefused(try run(["render", url.path, folder.appendingPathComponent("r").path, "32"]), ["\(url.path): \(words)"])
+            // A reader that traps on a NaN would take the test runner with it: that case goes
+            // through the program only.
+            guard url.lastPathComponent != "colour.glb" else { continue }
             XCTAssertThrowsError(try ModelReader.read(url), url.lastPathComponent) { error in
                 XCTAssertEqual("\(error)", "\(url.path): \(words)")
             }

@@ -47,6 +47,15 @@ enum CompareCloudCommand {
             }
             spacing = value
         }
+        // Every file is checked before any is opened: a named pipe would block the read forever.
+        do {
+            for path in parsed.positionals + [parsed["region"]].compactMap({ $0 }) {
+                try RegularFile.check(URL(fileURLWithPath: path), kind: "a PLY file")
+            }
+            for model in [sparse, referenceSparse] {
+                try RegularFile.checkColmapText(in: Reconstruction.colmapModelDirectory(URL(fileURLWithPath: model)))
+            }
+        } catch { throw MeshFailure("\(error)") }
         let comparison = try compareClouds(
             ours: URL(fileURLWithPath: parsed.positionals[0]),
             reference: URL(fileURLWithPath: parsed.positionals[1]),

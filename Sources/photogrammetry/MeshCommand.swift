@@ -37,10 +37,7 @@ enum MeshCommand {
             options.detail = detail
         }
         if let text = parsed["threads"] {
-            guard let n = Int(text), (1...256).contains(n) else {
-                throw ArgumentParser.Failure(description: "--threads wants an integer from 1 to 256")
-            }
-            options.numThreads = n
+            options.numThreads = try ArgumentParser.threadCount(text)
         }
         options.room = parsed.flags.contains("room")
         guard !parsed.positionals[1].isEmpty else {
@@ -83,13 +80,11 @@ enum MeshCommand {
         for target in targets { print("wrote \(target.path)") }
     }
 
-    /// Reads the cloud, failing with one line naming the file.
+    /// Reads the cloud, failing with one line naming the file: not a regular file (checked
+    /// before it is opened: a named pipe would block the read forever), not a PLY, without
+    /// normals, or with a non-finite position or normal.
     static func load(_ url: URL) throws -> PointCloud {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-            throw MeshFailure("\(url.path): no such file")
-        }
-        guard !isFolder.boolValue else { throw MeshFailure("\(url.path): is a folder, not a PLY point cloud") }
+        do { try RegularFile.check(url, kind: "a PLY point cloud") } catch { throw MeshFailure("\(error)") }
         let cloud: PointCloud
         do { cloud = try PointCloud.load(url) } catch {
             var message = "\(error)"
@@ -100,6 +95,7 @@ enum MeshCommand {
         guard cloud.hasNormals else {
             throw MeshFailure("\(url.path): the cloud has no normals (nx, ny, nz); meshing needs an oriented cloud such as dense.ply")
         }
+        do { try ModelReader.requireFinite(cloud, name: url.path) } catch { throw MeshFailure("\(error)") }
         return cloud
     }
 

@@ -32,8 +32,7 @@ enum PipelineArguments {
             options.cameraModel = model
         }
         if let text = parsed["threads"] {
-            guard let n = Int(text), n >= 1 else { throw ArgumentParser.Failure(description: "--threads wants a positive integer") }
-            options.numThreads = n
+            options.numThreads = try ArgumentParser.threadCount(text)
         }
         if let text = parsed["seed"] {
             guard let seed = UInt64(text) else { throw ArgumentParser.Failure(description: "--seed wants a non-negative integer") }

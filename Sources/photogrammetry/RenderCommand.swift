@@ -36,8 +36,10 @@ enum RenderCommand {
         }
         var size: Int?
         if parsed.positionals.count == 3 {
-            guard let n = Int(parsed.positionals[2]), (16...16384).contains(n) else {
-                throw ArgumentParser.Failure(description: "SIZE wants an integer from 16 to 16384 (pixels of the longer side)")
+            let sizes = 16...RenderViews.largestSide
+            guard let n = Int(parsed.positionals[2]), sizes.contains(n) else {
+                throw ArgumentParser.Failure(description:
+                    "SIZE \(parsed.positionals[2]): want an integer from \(sizes.lowerBound) to \(sizes.upperBound) (pixels of the longer side)")
             }
             size = n
         }
@@ -54,7 +56,7 @@ enum RenderCommand {
         // Everything is read and checked before anything is written.
         let started = Date()
         let model: MeshModel
-        do { model = try ModelReader.read(file) } catch { throw MeshFailure("\(error)") }
+        do { model = try ModelReader.read(file) } catch { throw MeshFailure("\(error)") }  // refuses a FIFO unopened
         guard let bounds = model.bounds, bounds.min.x.isFinite, bounds.max.x.isFinite else {
             throw MeshFailure("\(file.path): no finite vertices to render")
         }
@@ -64,9 +66,14 @@ enum RenderCommand {
         if let cameras = parsed["cameras"] {
             let folder = Reconstruction.colmapModelDirectory(URL(fileURLWithPath: cameras))
             do {
+                try RegularFile.checkColmapText(in: folder)
                 let reconstruction = try Reconstruction.readColmapText(from: folder)
                 views = try RenderViews.cameras(of: reconstruction, longerSide: size,
                                                 nearDepth: 1e-4 * max(length(bounds.size), 1e-12))
+            } catch let error as ModelStatsError {
+                throw MeshFailure("\(error)")
+            } catch let error as RenderViewsError where error.file != nil {
+                throw MeshFailure("\(folder.appendingPathComponent(error.file!).path): \(error.message)")
             } catch {
                 throw MeshFailure("\(folder.path): \(error)")
             }

@@ -50,8 +50,7 @@ enum TextureCommand {
         }
         var threads = 2
         if let text = parsed["threads"] {
-            guard let n = Int(text), (1...256).contains(n) else { throw ArgumentParser.Failure(description: "--threads wants an integer from 1 to 256") }
-            threads = n
+            threads = try ArgumentParser.threadCount(text)
         }
         let fromStructureFromMotion: Bool
         switch parsed["poses"] ?? "priors" {

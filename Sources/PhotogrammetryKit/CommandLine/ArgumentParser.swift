@@ -66,3 +66,19 @@ public struct ArgumentParser {
         return parsed
     }
 }
+
+extension ArgumentParser {
+    /// The worker thread counts every command accepts: the range the core's parallel stages
+    /// take (Poisson, fusion and PatchMatch refuse more than 256), so that a count they would
+    /// refuse is an argument error before any work starts.
+    public static let threadCounts = 1...256
+
+    /// The value of `--threads`, the one check every command that takes it uses.
+    /// - Throws: ``Failure`` (an argument error, exit 2) stating the accepted range.
+    public static func threadCount(_ text: String) throws -> Int {
+        guard let n = Int(text), threadCounts.contains(n) else {
+            throw Failure(description: "--threads \(text): want an integer from \(threadCounts.lowerBound) to \(threadCounts.upperBound)")
+        }
+        return n
+    }
+}

@@ -6,11 +6,34 @@ import Foundation
 /// `texnumber` (MeshLab's convention) choosing among them. Per face `texcoord` lists alone
 /// (without per vertex coordinates) are not read.
 extension ModelReader {
-    static func ply(_ url: URL) throws -> MeshModel {
+    /// A PLY file read by the core, which checks the header's counts against the file's size
+    /// before it allocates and every face's indices against the vertices; then every value kept
+    /// checked finite (``ModelStats`` reads the same).
+    static func plyMesh(_ url: URL) throws -> PointCloud {
         let mesh: PointCloud
         do { mesh = try PointCloud.load(url) } catch {
             throw ModelStatsError(message: "\(url.path): not a readable PLY file (\(error))")
         }
+        try requireFinite(mesh, name: url.path)
+        return mesh
+    }
+
+    /// Refuses a cloud or mesh whose positions, normals or texture coordinates are not all
+    /// finite, naming `name` and the first such vertex (numbered from 0, as PLY faces count).
+    public static func requireFinite(_ cloud: PointCloud, name: String) throws {
+        try cloud.withPoints { flat in
+            try ModelCheck.requireFinite(flat, components: 3, name: name, what: "coordinate") { "vertex \($0)" }
+        }
+        if let normals = cloud.normals {
+            try ModelCheck.requireFinite(normals, name: name, what: "normal") { "vertex \($0)" }
+        }
+        if let uvs = cloud.uvs {
+            try ModelCheck.requireFinite(uvs, name: name, what: "texture coordinate") { "vertex \($0)" }
+        }
+    }
+
+    static func ply(_ url: URL) throws -> MeshModel {
+        let mesh = try plyMesh(url)
         guard mesh.triangleCount > 0 else {
             throw ModelStatsError(message: "\(url.path): no faces (a point cloud, not a mesh)")
         }
@@ -21,7 +44,7 @@ extension ModelReader {
         }
         let textures = try files.map { file -> MeshMaterial.Texture in
             guard !file.contains(".."),
-                  let bytes = try? Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent(file)) else {
+                  let bytes = RegularFile.contentsIfReadable(url.deletingLastPathComponent().appendingPathComponent(file)) else {
                 throw ModelStatsError(message: "\(url.path): the texture \(file) it names is missing")
             }
             return texture(bytes, fileName: (file as NSString).lastPathComponent)

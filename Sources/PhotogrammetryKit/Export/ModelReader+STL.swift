@@ -12,20 +12,22 @@ extension ModelReader {
     }
 
     /// The triangles' corners, three per triangle, of a binary (80-byte header, count, 50 bytes
-    /// a triangle) or ascii (`facet` ... `vertex`) STL file (``ModelStats`` reads the same).
+    /// a triangle) or ascii (`facet` ... `vertex`) STL file (``ModelStats`` reads the same),
+    /// every coordinate finite. A binary file is taken as one only when its size is exactly what
+    /// its count says, so a lying count allocates nothing.
     static func stlCorners(_ data: Data, name: String) throws -> [SIMD3<Float>] {
         var corners: [SIMD3<Float>] = []
         let reader = ByteReader(data, name: name)
-        if data.count >= 84, 84 + 50 * Int(try reader.u32(80)) == data.count {
-            let count = Int(try reader.u32(80))
-            corners.reserveCapacity(3 * count)
-            for t in 0..<count {
+        let declared = data.count >= 84 ? Int(try reader.u32(80)) : -1
+        if declared >= 0, 84 + 50 * declared == data.count {
+            corners.reserveCapacity(3 * declared)
+            for t in 0..<declared {
                 for k in 0..<3 {
                     let at = 84 + 50 * t + 12 + 12 * k
                     corners.append(SIMD3(try reader.f32(at), try reader.f32(at + 4), try reader.f32(at + 8)))
                 }
             }
-        } else if data.starts(with: Array("solid".utf8)) {
+        } else if data.starts(with: Array("solid".utf8)), !data.contains(0) {
             let text = String(decoding: data, as: UTF8.self)
             for line in text.split(whereSeparator: \.isNewline) {
                 let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -34,9 +36,14 @@ extension ModelReader {
                 corners.append(SIMD3(x, y, z))
             }
             guard corners.count % 3 == 0 else { throw ModelStatsError(message: "\(name): ascii STL facets without three vertices") }
+        } else if declared >= 0 {
+            // Binary (many binary files start with "solid" too, but no text holds a zero byte).
+            throw ModelStatsError(message: "\(name): not a whole STL file (a binary STL of \(declared) triangles "
+                                  + "is \(84 + 50 * declared) bytes, this file is \(data.count); no ascii 'solid' text)")
         } else {
-            throw ModelStatsError(message: "\(name): not an STL file (binary size does not match its triangle count, no 'solid' header)")
+            throw ModelStatsError(message: "\(name): not an STL file (shorter than a binary STL's 84-byte header, no 'solid' header)")
         }
+        try ModelCheck.requireFinite(corners, name: name, what: "coordinate") { "triangle \($0 / 3) corner \($0 % 3)" }
         return corners
     }
 }

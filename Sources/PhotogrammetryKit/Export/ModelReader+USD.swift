@@ -14,42 +14,81 @@ extension ModelReader {
                         package: entries.dropFirst().map { ($0.name, $0.data) }, file: name)
     }
 
-    /// `package` holds the other files of a USDZ (name, bytes); `file` names the package.
-    static func usda(_ data: Data, name: String, package: [(String, Data)], file: String? = nil) throws -> MeshModel {
+    /// A text layer's bytes, refusing a binary (usdc) layer or anything without the `#usda`
+    /// header (``ModelStats`` reads the same).
+    static func usdaBytes(_ data: Data, name: String) throws -> [UInt8] {
         if data.starts(with: Array("PXR-USDC".utf8)) {
             throw ModelStatsError(message: "\(name): binary USD layer (usdc) is not supported; convert it to text (usda) with usdcat")
         }
         guard data.starts(with: Array("#usda".utf8)) else {
             throw ModelStatsError(message: "\(name): not a USD text layer (no #usda header)")
         }
-        let bytes = [UInt8](data)
-        func lists(_ attribute: String, _ types: [String]) -> [[Double]] {
-            types.flatMap { ModelStats.arrays(named: attribute, ofType: $0, in: bytes) }
-                .sorted { $0.lowerBound < $1.lowerBound }
-                .map { ModelStats.numbers(in: bytes[$0]) }
-        }
-        let pointLists = lists("points", ["point3f[]"])
-        let countLists = lists("faceVertexCounts", ["int[]"])
-        let indexLists = lists("faceVertexIndices", ["int[]"])
-        let colorLists = lists("primvars:displayColor", ["color3f[]"])
-        let stLists = lists("primvars:st", ["texCoord2f[]", "float2[]"])
+        return [UInt8](data)
+    }
+
+    /// One Mesh prim of a text layer, checked: its points are finite triples, its face vertex
+    /// counts add up to its indices, and every index names one of its points.
+    struct USDMesh {
+        /// x y z per point, as the 32-bit floats a `point3f` is.
+        var points: [Float]
+        var counts: [Int]
+        var indices: [Int32]
+        var pointCount: Int { points.count / 3 }
+    }
+
+    /// Every Mesh of a text layer (``ModelStats`` reads the same), in file order.
+    /// - Throws: naming the file and the Mesh (numbered from 0 in file order) when its lists do
+    ///   not pair up or break a rule of ``USDMesh``.
+    static func usdMeshes(_ bytes: [UInt8], name: String) throws -> [USDMesh] {
+        let pointLists = usdLists("points", ["point3f[]"], in: bytes)
+        let countLists = usdLists("faceVertexCounts", ["int[]"], in: bytes)
+        let indexLists = usdLists("faceVertexIndices", ["int[]"], in: bytes)
         guard !pointLists.isEmpty, pointLists.count == countLists.count, pointLists.count == indexLists.count else {
             throw ModelStatsError(message: "\(name): no Mesh with points, faceVertexCounts and faceVertexIndices")
+        }
+        return try pointLists.indices.map { m in
+            let points = pointLists[m].map { Float($0) }
+            let counts = countLists[m].map(safeInt), indices = indexLists[m].map { Int32(clamping: safeInt($0)) }
+            guard points.count % 3 == 0 else { throw ModelStatsError(message: "\(name): Mesh \(m): points are not triples") }
+            try ModelCheck.requireFinite(points, components: 3, name: name, what: "coordinate") { "Mesh \(m): point \($0)" }
+            let n = points.count / 3
+            guard counts.allSatisfy({ $0 >= 0 && $0 < 1 << 20 }), counts.reduce(0, +) == indices.count else {
+                throw ModelStatsError(message: "\(name): Mesh \(m): faceVertexCounts do not add up to faceVertexIndices")
+            }
+            for (k, index) in indices.enumerated() {
+                try ModelCheck.requireIndex(Int(index), count: n, name: name, referrer: "Mesh \(m): faceVertexIndices[\(k)]",
+                                            target: "point")
+            }
+            return USDMesh(points: points, counts: counts, indices: indices)
+        }
+    }
+
+    /// The numbers of every `TYPE NAME = [...]` list of the attribute, in file order.
+    static func usdLists(_ attribute: String, _ types: [String], in bytes: [UInt8]) -> [[Double]] {
+        types.flatMap { ModelStats.arrays(named: attribute, ofType: $0, in: bytes) }
+            .sorted { $0.lowerBound < $1.lowerBound }
+            .map { ModelStats.numbers(in: bytes[$0]) }
+    }
+
+    /// `package` holds the other files of a USDZ (name, bytes); `file` names the package.
+    static func usda(_ data: Data, name: String, package: [(String, Data)], file: String? = nil) throws -> MeshModel {
+        let bytes = try usdaBytes(data, name: name)
+        let meshes = try usdMeshes(bytes, name: name)
+        let colorLists = usdLists("primvars:displayColor", ["color3f[]"], in: bytes)
+        let stLists = usdLists("primvars:st", ["texCoord2f[]", "float2[]"], in: bytes)
+        for (m, colors) in colorLists.enumerated() {
+            try ModelCheck.requireFinite(colors, components: 3, name: name, what: "colour") { "displayColor list \(m): colour \($0)" }
+        }
+        for (m, st) in stLists.enumerated() {
+            try ModelCheck.requireFinite(st.map { Float($0) }, components: 2, name: name, what: "texture coordinate") { "st list \(m): coordinate \($0)" }
         }
         var positions: [SIMD3<Float>] = [], colors: [SIMD3<UInt8>] = [], uvs: [SIMD2<Float>] = []
         var triangles: [SIMD3<Int32>] = []
         var firstTriangleOfFace: [Int] = []  // of the first mesh, and one past its last
-        var textured = stLists.count == pointLists.count
-        for m in pointLists.indices {
-            let points = pointLists[m], counts = countLists[m].map(safeInt), indices = indexLists[m].map { Int32(clamping: safeInt($0)) }
-            guard points.count % 3 == 0 else { throw ModelStatsError(message: "\(name): points are not triples") }
-            let n = points.count / 3
-            guard counts.allSatisfy({ $0 >= 0 && $0 < 1 << 20 }), counts.reduce(0, +) == indices.count else {
-                throw ModelStatsError(message: "\(name): faceVertexCounts do not add up to faceVertexIndices")
-            }
-            guard indices.allSatisfy({ $0 >= 0 && Int($0) < n }) else {
-                throw ModelStatsError(message: "\(name): a face refers to a missing point")
-            }
+        var textured = stLists.count == meshes.count
+        for (m, mesh) in meshes.enumerated() {
+            let points = mesh.points, counts = mesh.counts, indices = mesh.indices
+            let n = mesh.pointCount
             var meshColors = [SIMD3<UInt8>](repeating: grey, count: n)
             if m < colorLists.count {
                 let c = colorLists[m].map { sRGBByte(linear: $0) }
@@ -68,13 +107,13 @@ extension ModelReader {
             if faceVarying {
                 for (k, i) in indices.enumerated() {
                     corner[k] = base + Int32(k)
-                    positions.append(SIMD3(Float(points[3 * Int(i)]), Float(points[3 * Int(i) + 1]), Float(points[3 * Int(i) + 2])))
+                    positions.append(SIMD3(points[3 * Int(i)], points[3 * Int(i) + 1], points[3 * Int(i) + 2]))
                     colors.append(meshColors[Int(i)])
                     uvs.append(SIMD2(Float(st[2 * k]), Float(st[2 * k + 1])))
                 }
             } else {
                 for i in 0..<n {
-                    positions.append(SIMD3(Float(points[3 * i]), Float(points[3 * i + 1]), Float(points[3 * i + 2])))
+                    positions.append(SIMD3(points[3 * i], points[3 * i + 1], points[3 * i + 2]))
                     uvs.append(st.isEmpty ? .zero : SIMD2(Float(st[2 * i]), Float(st[2 * i + 1])))
                 }
                 colors += meshColors
@@ -91,7 +130,7 @@ extension ModelReader {
             if m == 0 { firstTriangleOfFace.append(triangles.count) }
         }
         let images = package.filter { ["png", "jpg", "jpeg"].contains(($0.0 as NSString).pathExtension.lowercased()) }
-        if textured, pointLists.count == 1,
+        if textured, meshes.count == 1,
            let (textures, materialOfFace) = subsetTextures(bytes, images: images, faces: firstTriangleOfFace.count - 1) {
             var materialOfTriangle = [Int32](repeating: 0, count: triangles.count)
             for (face, material) in materialOfFace.enumerated() {

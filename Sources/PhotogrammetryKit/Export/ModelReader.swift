@@ -11,8 +11,10 @@ public enum ModelReader {
     public static let grey = SIMD3<UInt8>(180, 180, 180)
 
     /// Reads `url`, the format from its extension (`.usdz`, `.usda`, `.glb`, `.obj`, `.ply`, `.stl`).
-    /// - Throws: ``ModelStatsError`` naming the file: missing, unreadable, unknown extension,
-    ///   malformed, or a texture it names that is missing.
+    /// - Throws: ``ModelStatsError`` naming the file: missing, not a regular file, unreadable,
+    ///   unknown extension, malformed (a non-finite value, an index naming nothing, a declared
+    ///   size the file does not hold: the checks of ``ModelCheck``), or a texture it names that
+    ///   is missing.
     public static func read(_ url: URL) throws -> MeshModel {
         let data = try contents(of: url)
         let name = url.path
@@ -33,13 +35,11 @@ public enum ModelReader {
     }
 
     /// The bytes of the model file at `url` (memory-mapped).
-    /// - Throws: ``ModelStatsError``: no such file, a folder, or unreadable.
+    /// - Throws: ``ModelStatsError``: no such file, not a regular file (a folder, a named pipe,
+    ///   a device: checked before it is opened), or unreadable.
     static func contents(of url: URL) throws -> Data {
         let name = url.path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: name, isDirectory: &isFolder), !isFolder.boolValue else {
-            throw ModelStatsError(message: isFolder.boolValue ? "\(name): is a folder, not a model file" : "\(name): no such file")
-        }
+        try RegularFile.check(url, kind: "a model file")
         do { return try Data(contentsOf: url, options: .mappedIfSafe) } catch {
             throw ModelStatsError(message: "\(name): cannot read (\(error.localizedDescription))")
         }
@@ -53,7 +53,7 @@ public enum ModelReader {
 
     /// An sRGB byte for a linear colour component in 0...1 (glTF and USD colours are linear).
     static func sRGBByte(linear value: Double) -> UInt8 {
-        let c = min(max(value, 0), 1)
+        let c = value.isNaN ? 0 : min(max(value, 0), 1)  // readers refuse NaN; no trap if one slips through
         let encoded = c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1 / 2.4) - 0.055
         return UInt8((encoded * 255).rounded())
     }

@@ -1,15 +1,14 @@
 import Foundation
 
-/// PLY (ascii or binary), read by the core's reader: vertices, faces (polygons as fans), and a
-/// `comment TextureFile NAME` in the header (MeshLab's convention) as a texture page.
+/// PLY (ascii or binary), read and checked as the reader does (``ModelReader/plyMesh(_:)``):
+/// vertices, faces (polygons as fans), and a `comment TextureFile NAME` in the header
+/// (MeshLab's convention) as a texture page.
 extension ModelStats {
     static func ply(_ url: URL, data: Data) throws -> ModelStats {
-        let mesh: PointCloud
-        do { mesh = try PointCloud.load(url) } catch {
-            throw ModelStatsError(message: "\(url.path): not a readable PLY file (\(error))")
-        }
+        let mesh = try ModelReader.plyMesh(url)
         let textures = try ModelReader.textureFiles(url).map { image -> TextureSize in
-            let bytes = image.contains("..") ? nil : try? Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent(image))
+            let file = url.deletingLastPathComponent().appendingPathComponent(image)
+            let bytes = image.contains("..") ? nil : RegularFile.contentsIfReadable(file)
             return bytes.flatMap(imageSize) ?? TextureSize(width: 0, height: 0)
         }
         let bounds = mesh.withPoints { flat -> BoundingBox? in

@@ -12,32 +12,27 @@ extension ModelStats {
         return try usda(root.data, name: "\(name): \(root.name)", textures: textures, file: name)
     }
 
-    /// Sums the Mesh prims' `points` and `faceVertexCounts` of a text layer.
+    /// Sums the Mesh prims' points and faces of a text layer, read and checked as the reader
+    /// does (``ModelReader/usdMeshes(_:name:)``).
     static func usda(_ data: Data, name: String, textures: [TextureSize], file: String? = nil) throws -> ModelStats {
-        if data.starts(with: Array("PXR-USDC".utf8)) {
-            throw ModelStatsError(message: "\(name): binary USD layer (usdc) is not supported; convert it to text (usda) with usdcat")
-        }
-        guard data.starts(with: Array("#usda".utf8)) else {
-            throw ModelStatsError(message: "\(name): not a USD text layer (no #usda header)")
-        }
-        let bytes = [UInt8](data)
+        let bytes = try ModelReader.usdaBytes(data, name: name)
         var vertices = 0, triangles = 0
-        var bounds: BoundingBox?
-        for list in arrays(named: "points", ofType: "point3f[]", in: bytes) {
-            let values = numbers(in: bytes[list])
-            guard values.count % 3 == 0 else { throw ModelStatsError(message: "\(name): points are not triples") }
-            vertices += values.count / 3
-            for i in stride(from: 0, to: values.count, by: 3) {
-                let p = SIMD3(values[i], values[i + 1], values[i + 2])
-                bounds = bounds.map { BoundingBox(min: pointwiseMin($0.min, p), max: pointwiseMax($0.max, p)) }
-                    ?? BoundingBox(min: p, max: p)
+        var low = SIMD3<Double>(repeating: .infinity), high = -low
+        for mesh in try ModelReader.usdMeshes(bytes, name: name) {
+            vertices += mesh.pointCount
+            for i in stride(from: 0, to: mesh.points.count, by: 3) {
+                let p = SIMD3(Double(mesh.points[i]), Double(mesh.points[i + 1]), Double(mesh.points[i + 2]))
+                low = pointwiseMin(low, p)
+                high = pointwiseMax(high, p)
             }
-        }
-        for list in arrays(named: "faceVertexCounts", ofType: "int[]", in: bytes) {
-            for count in numbers(in: bytes[list]) where count >= 3 { triangles += Int(count) - 2 }
+            for count in mesh.counts where count >= 3 { triangles += count - 2 }
         }
         let metersPerUnit = metadataNumber("metersPerUnit", in: bytes) ?? 0.01  // USD's default: centimetres
-        return ModelStats(file: file ?? name, format: .usdz, vertices: vertices, triangles: triangles, bounds: bounds,
+        guard metersPerUnit.isFinite, metersPerUnit > 0 else {
+            throw ModelStatsError(message: "\(name): metersPerUnit \(metersPerUnit) is not a positive finite number")
+        }
+        return ModelStats(file: file ?? name, format: .usdz, vertices: vertices, triangles: triangles,
+                          bounds: vertices > 0 ? BoundingBox(min: low, max: high) : nil,
                           metersPerUnit: metersPerUnit, textures: textures, fileBytes: 0)
     }
 
@@ -74,7 +69,8 @@ extension ModelStats {
         return nil
     }
 
-    /// The numbers in a list such as `(1, 2.5, -3e-2), (...)`.
+    /// The numbers in a list such as `(1, 2.5, -3e-2), (...)`; `nan`, `inf` and `-inf` are
+    /// numbers too (USD writes them so), for the readers to refuse by name.
     static func numbers(in bytes: ArraySlice<UInt8>) -> [Double] {
         var values: [Double] = []
         var token: [UInt8] = []
@@ -85,7 +81,7 @@ extension ModelStats {
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
-                 UInt8(ascii: "e"), UInt8(ascii: "E"):
+                 UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
                 token.append(byte)
             default:
                 flush()

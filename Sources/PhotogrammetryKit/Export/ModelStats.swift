@@ -29,18 +29,12 @@ public struct ModelStats: Sendable, Equatable {
     public var size: SIMD3<Double> { (bounds?.size ?? .zero) * (metersPerUnit ?? 1) }
 
     /// Reads `url`, the format from its extension (`.usdz`, `.usda`, `.glb`, `.obj`, `.ply`, `.stl`).
-    /// - Throws: ``ModelStatsError`` naming the file: unreadable, unknown extension, malformed,
-    ///   or a layer kind not supported (a binary `.usdc` layer).
+    /// - Throws: ``ModelStatsError`` naming the file: not a regular file, unreadable, unknown
+    ///   extension, malformed (the checks of ``ModelReader``), or a layer kind not supported (a
+    ///   binary `.usdc` layer).
     public static func read(_ url: URL) throws -> ModelStats {
         let name = url.path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: name, isDirectory: &isFolder), !isFolder.boolValue else {
-            throw ModelStatsError(message: "\(name): no such file")
-        }
-        let data: Data
-        do { data = try Data(contentsOf: url, options: .mappedIfSafe) } catch {
-            throw ModelStatsError(message: "\(name): cannot read (\(error.localizedDescription))")
-        }
+        let data = try ModelReader.contents(of: url)
         let ext = url.pathExtension.lowercased()
         var stats: ModelStats
         switch ext {
@@ -54,6 +48,10 @@ public struct ModelStats: Sendable, Equatable {
             throw ModelStatsError(message: "\(name): unknown model format '.\(ext)' (want usdz, usda, glb, obj, ply, stl)")
         }
         stats.fileBytes = data.count
+        // Finite coordinates in a finite unit can still overflow a double (3e38 units of 1e300 m).
+        guard [stats.size.x, stats.size.y, stats.size.z].allSatisfy(\.isFinite) else {
+            throw ModelStatsError(message: "\(name): the bounding box's size overflows (\(stats.bounds?.size ?? .zero) units of \(stats.metersPerUnit ?? 1) m)")
+        }
         return stats
     }
 

@@ -90,6 +90,9 @@ enum StoredZip {
         let count = Int(try reader.u16(end + 10))
         var cursor = Int(try reader.u32(end + 16))
         var entries: [Entry] = []
+        // Stored entries never share bytes, so together they fit in the archive: a directory
+        // whose entries all point at one large file would otherwise copy it thousands of times.
+        var stored = 0
         for _ in 0..<count {
             guard try reader.u32(cursor) == 0x0201_4B50 else {
                 throw ModelStatsError(message: "\(name): damaged zip central directory")
@@ -108,6 +111,10 @@ enum StoredZip {
                 throw ModelStatsError(message: "\(name): damaged zip entry \(entryName)")
             }
             let dataOffset = localOffset + 30 + Int(try reader.u16(localOffset + 26)) + Int(try reader.u16(localOffset + 28))
+            stored += size
+            guard stored <= data.count else {
+                throw ModelStatsError(message: "\(name): zip entries declare more bytes than the file's \(data.count) (entry \(entryName) overlaps others)")
+            }
             entries.append(Entry(name: entryName, data: try reader.bytes(dataOffset, size)))
             cursor += 46 + nameLength + extraLength + commentLength
         }

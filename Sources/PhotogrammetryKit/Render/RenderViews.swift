@@ -9,6 +9,13 @@ public enum RenderViews {
         public var camera: RenderCamera
     }
 
+    /// The longest side, in pixels, of any render (the SIZE argument, a camera's image): the
+    /// core's rasteriser refuses larger, and at this size a render's RGBA and depth buffers
+    /// already take 2 GiB. It is above every single-shot camera sensor (150 MP medium-format
+    /// backs are 14204 px wide), so a camera beyond it in a model's file is a damaged or hostile
+    /// file, refused before its pixels are allocated.
+    public static let largestSide = 16384
+
     /// The azimuths of the default views, degrees around the up axis (+Y) from the front (+Z).
     public static let orbitAzimuths: [(name: String, degrees: Double)] = [
         ("front", 0), ("right", 90), ("back", 180), ("left", 270),
@@ -58,9 +65,15 @@ public enum RenderViews {
     /// i.e. the undistorted photo. The file is the image's name with `.png` for its extension
     /// (folders in the name are kept).
     /// - Parameter nearDepth: geometry nearer than this is clipped away.
-    /// - Throws: ``RenderViewsError`` for a fisheye camera, a name that escapes the output
-    ///   folder, or two images whose renders would share a file.
+    /// - Throws: ``RenderViewsError`` for a camera whose size is not 1 to ``largestSide`` pixels
+    ///   a side (naming `cameras.txt`), a fisheye camera, a name that escapes the output folder,
+    ///   or two images whose renders would share a file.
     public static func cameras(of reconstruction: Reconstruction, longerSide: Int?, nearDepth: Double) throws -> [View] {
+        for camera in reconstruction.cameras.values.sorted(by: { $0.id < $1.id })
+        where !(1...largestSide).contains(camera.width) || !(1...largestSide).contains(camera.height) {
+            throw RenderViewsError(file: "cameras.txt", message: "camera \(camera.id) is \(camera.width) x \(camera.height) px; "
+                                   + "a render is 1 to \(largestSide) px a side")
+        }
         var views: [View] = []
         var used: [String: String] = [:]
         for id in reconstruction.registeredImageIDs {
@@ -113,7 +126,12 @@ public enum RenderViews {
 
 /// A view that cannot be rendered, as one line.
 public struct RenderViewsError: Error, CustomStringConvertible, Equatable {
+    /// The model's file at fault (`cameras.txt`), when one is.
+    public let file: String?
     public let message: String
-    public init(message: String) { self.message = message }
-    public var description: String { message }
+    public init(file: String? = nil, message: String) {
+        self.file = file
+        self.message = message
+    }
+    public var description: String { file.map { "\($0): \(message)" } ?? message }
 }

@@ -187,21 +187,4 @@ final class WorkspaceSafetyTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent(name)), bytes, "\(name) differs on the rerun")
         }
     }
-
-    /// Runs a shell command; its standard output, or a thrown error when it fails.
-    private func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CVisionError(code: .ioError, message: "\(command): exit \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
 }

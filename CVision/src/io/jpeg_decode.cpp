@@ -58,9 +58,25 @@ void OnJpegMessage(j_common_ptr info, int level) {
 
 void Silent(j_common_ptr) {}
 
+// A progressive JPEG has about ten scans; each scan is a pass over the whole image, so thousands
+// of tiny ones (a few bytes each) make a small file cost minutes to decode. libjpeg-turbo's own
+// tools stop at a limit too (djpeg -maxscans).
+constexpr int kMaxScans = 500;
+
+// Stops a decode whose scans pass kMaxScans, as an error would.
+void CheckScans(j_common_ptr info) {
+  if (!info->is_decompressor) return;
+  const auto* decompress = reinterpret_cast<j_decompress_ptr>(info);
+  if (decompress->input_scan_number <= kMaxScans) return;
+  auto* errors = reinterpret_cast<JpegErrors*>(info->err);
+  std::snprintf(errors->error, sizeof(errors->error), "more than %d scans", kMaxScans);
+  std::longjmp(errors->escape, 1);
+}
+
 // Destroys the decompressor however the decode ends.
 struct Decompressor {
   jpeg_decompress_struct info;
+  jpeg_progress_mgr progress{CheckScans, 0, 0, 0, 0};
   bool created = false;
   ~Decompressor() {
     if (created) jpeg_destroy_decompress(&info);
@@ -91,6 +107,7 @@ bool RunDecoder(Decompressor* decompressor, JpegErrors* errors, FILE* file, Deco
   if (setjmp(errors->escape) != 0) return false;
   jpeg_create_decompress(info);
   decompressor->created = true;
+  info->progress = &decompressor->progress;
   jpeg_stdio_src(info, file);
   jpeg_read_header(info, TRUE);
   info->scale_num = 1;

@@ -28,7 +28,7 @@ enum TextureCommand {
       --mask ...       as for reconstruct: masks keep the background off the mesh
       --threads N      default 2
       --max-megapixels N   photos (and masks) declaring more pixels are refused before they are
-                       decoded; default 120
+                       decoded; default \(DecodeLimits.megapixelsText(DecodeLimits().maxPixels))
     """
 
     static let parser = ArgumentParser(valueOptions: ["priors", "poses", "detail", "mask", "threads", "max-megapixels"],

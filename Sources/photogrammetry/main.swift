@@ -10,7 +10,7 @@ usage:
                  [--camera-model SIMPLE_RADIAL|RADIAL|SIMPLE_RADIAL_FISHEYE|...]
                  [--threads N] [--seed N] [--progress tty|json|none]
                  [--pairs auto|exhaustive|retrieval|sequential] [--neighbours K] [--keyframes N]
-                 [--max-megapixels N]   # images larger than N MP (default 120) are refused unread
+                 [--max-megapixels N]   # images declaring more than N MP (default \(DecodeLimits.megapixelsText(DecodeLimits().maxPixels))) are refused unread
                  # INPUT: a folder or .zip of photos, or a video (.mp4/.mov, or a folder/zip of them)
   photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]

@@ -20,12 +20,13 @@ public enum CaptureLoader {
     ///
     /// A zip is unpacked into `workspace/input`, only what a capture holds and within a cap
     /// (``CaptureArchive``; hostile entries refuse the whole archive, and nothing of it stays).
-    /// The images are those under an `images/` folder when there is one,
-    /// else every image file at any depth outside `masks/`, `__MACOSX/` and dot-folders. A file
-    /// that cannot be used is listed in `rejected` with its reason and the rest go on: one that is
-    /// not a regular file (a named pipe would block the read forever), is empty, truncated, too
-    /// small, larger than the decode limit (``DecodeLimits``) or undecodable, whose name a COLMAP text model cannot hold, and a zip inside the
-    /// capture (it is not unpacked). How many usable images are enough is the caller's decision.
+    /// The images are those under an `images/` folder when there is one, else every image file
+    /// at any depth outside `masks/`, `__MACOSX/` and dot-folders. A file that cannot be used is
+    /// listed in `rejected` with its reason and the rest go on: one that is not a regular file (a
+    /// named pipe would block the read forever), is empty, truncated, too small, larger than the
+    /// decode limit (``DecodeLimits``) or undecodable, whose name a COLMAP text model cannot hold,
+    /// and a zip inside the capture (it is not unpacked). How many usable images are enough is
+    /// the caller's decision.
     ///
     /// A video (`.mp4`, `.mov`, `.m4v`), or a folder or zip whose only media are videos, becomes
     /// the keyframes ``VideoFrames`` writes into `workspace/video` (``Capture/video`` says which

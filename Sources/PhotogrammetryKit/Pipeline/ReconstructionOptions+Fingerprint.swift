@@ -3,8 +3,8 @@ import Foundation
 extension ReconstructionOptions {
     /// The options that decide what a run makes, as one line of `name=value` words: those the
     /// command line sets (`--detail`, `--sparse-only`, `--room`, `--mask`, `--intrinsics`,
-    /// `--seed`, `--camera-model`, `--pairs`, `--neighbours`, `--keyframes`, `--max-megapixels`), the feature and rejection settings
-    /// behind checkpoints, and the program's version.
+    /// `--seed`, `--camera-model`, `--pairs`, `--neighbours`, `--keyframes`, `--max-megapixels`),
+    /// the feature and rejection settings behind checkpoints, and the program's version.
     ///
     /// The thread count is not among them: results do not depend on it (work is stored by index),
     /// and a rerun on a machine with more cores must not redo a batch. Two runs with the same

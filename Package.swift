@@ -38,6 +38,7 @@ let package = Package(
                 .linkedLibrary("opencv_video"), .linkedLibrary("opencv_videoio"),
                 .linkedLibrary("ceres"), .linkedLibrary("glog"),
                 .linkedLibrary("exif"), .linkedLibrary("archive"), .linkedLibrary("heif"),
+                .linkedLibrary("jpeg"), .linkedLibrary("png"),
                 .linkedLibrary("embree3"),
                 .linkedLibrary("stdc++"),
             ]

@@ -1,4 +1,4 @@
-/* Image metadata (EXIF), thumbnails and safe archive extraction. */
+/* Image metadata (EXIF), decode limits, thumbnails and safe archive extraction. */
 #ifndef CVIS_IO_H
 #define CVIS_IO_H
 
@@ -33,6 +33,30 @@ cvis_status cvis_read_exif(const char* path, cvis_exif_info* out);
  * to its end-of-image marker (JPEG, through every scan), IEND chunk (PNG) or the end of its last
  * top-level box (HEIF; "corrupt HEIF: ..." when a box header is garbage). */
 cvis_status cvis_probe_image(const char* path, int32_t* width, int32_t* height);
+
+/* What the image decoders accept. Every decode in the process (photos, masks, depth images,
+ * thumbnails, texturing's photos, textures inside model files, video frames) first reads the size
+ * the file's header declares and refuses it, before a pixel is allocated, when it is above
+ * max_pixels: CVIS_LIMIT_EXCEEDED, "NAME: declares 30000×30000 = 900 MP, above the 120 MP limit
+ * (--max-megapixels)". Formats without a header probe here (TIFF, WebP, BMP...) are not decoded
+ * at all (CVIS_DECODE_ERROR): their size could only be learnt by decoding them. */
+typedef struct cvis_decode_limits {
+  uint64_t max_pixels;  /* default 120,000,000 (see decode_limits.cpp for why) */
+} cvis_decode_limits;
+
+void cvis_decode_limits_default(cvis_decode_limits* limits);
+
+/* Sets the limits of every later decode in this process, on any thread (a process-wide setting,
+ * like cvis_set_num_threads: one run per process). CVIS_INVALID_ARGUMENT for max_pixels 0. */
+cvis_status cvis_set_decode_limits(const cvis_decode_limits* limits);
+
+/* The limits in force. */
+void cvis_get_decode_limits(cvis_decode_limits* limits);
+
+/* Whether the image at path would be decoded: of a kind the decoders read (JPEG, PNG, HEIF, PNM)
+ * and within the limits, judged from its header alone; the decoders' own check, with their
+ * message, for a caller that wants the answer before it decodes (ingest). */
+cvis_status cvis_check_decodable(const char* path);
 
 /* Bytes the core produced (an encoded image), owned by the handle until cvis_buffer_destroy. */
 typedef struct cvis_buffer cvis_buffer;
@@ -96,6 +120,25 @@ typedef struct cvis_unzip_limits {
 
 void cvis_unzip_limits_default(cvis_unzip_limits* limits);
 
+/* One entry of a zip archive as its headers declare it. */
+typedef struct cvis_zip_entry {
+  const char* path;       /* as cvis_unzip_entries takes it (UTF-8 where the archive says so) */
+  uint64_t size;          /* declared bytes once inflated; 0 when size_known is 0 */
+  int32_t size_known;
+  int32_t is_directory;
+} cvis_zip_entry;
+
+/* Called once per listed entry; entry and its path are valid during the call only. */
+typedef void (*cvis_zip_visitor)(const cvis_zip_entry* entry, void* user_data);
+
+/* Lists a zip archive's entries from their headers, extracting nothing, so that a caller can
+ * choose what to unpack and judge the total first. Entries cvis_unzip skips (__MACOSX/, dot
+ * components) are not listed. Refuses the archive as cvis_unzip does for a hostile entry
+ * (CVIS_UNSAFE_ARCHIVE) or more than limits->max_entries entries (limits NULL: the defaults);
+ * CVIS_DECODE_ERROR / CVIS_IO_ERROR name the archive when it cannot be read. */
+cvis_status cvis_zip_list(const char* archive_path, const cvis_unzip_limits* limits, cvis_zip_visitor visit,
+                          void* user_data);
+
 /* Extracts a zip archive into dest_dir (which must exist), keeping its folder structure.
  * Skips __MACOSX/ and any entry whose path has a component starting with '.'.
  * Refuses the whole archive (CVIS_UNSAFE_ARCHIVE, the entry named in the message) when an entry
@@ -106,6 +149,12 @@ void cvis_unzip_limits_default(cvis_unzip_limits* limits);
  * removed. On failure, files written before stay in dest_dir (the caller owns its cleanup). */
 cvis_status cvis_unzip(const char* archive_path, const char* dest_dir,
                        const cvis_unzip_limits* limits, int32_t* files_written);
+
+/* cvis_unzip of only the `count` entries whose paths (as cvis_zip_list gives them) are in
+ * `paths`: the others are neither written nor counted against the caps, which apply to the chosen
+ * entries alone. A hostile entry still refuses the whole archive, chosen or not. */
+cvis_status cvis_unzip_entries(const char* archive_path, const char* dest_dir, const cvis_unzip_limits* limits,
+                               const char* const* paths, int32_t count, int32_t* files_written);
 
 #ifdef __cplusplus
 }

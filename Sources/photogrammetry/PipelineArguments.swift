@@ -4,7 +4,7 @@ import PhotogrammetryKit
 /// The options `reconstruct` and `diagnose` share, from parsed arguments.
 enum PipelineArguments {
     static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "camera-model",
-                                            "pairs", "neighbours", "keyframes"]
+                                            "pairs", "neighbours", "keyframes", "max-megapixels"]
     static let flags: Set<String> = ["room"]
 
     /// What OUTPUT and `--output` must name, for messages.
@@ -53,6 +53,7 @@ enum PipelineArguments {
             guard let n = Int(text), n >= 3 else { throw ArgumentParser.Failure(description: "--keyframes wants an integer of at least 3") }
             options.keyframes.target = n
         }
+        if let text = parsed["max-megapixels"] { options.decodeLimits = try decodeLimits(text) }
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(try path(text, "--mask", kind: "a mask.json or a folder of masks")))
         }
@@ -69,6 +70,19 @@ enum PipelineArguments {
             }
         }
         return options
+    }
+
+    /// The decode limit `--max-megapixels N` asks for: a number of megapixels above 0 and at
+    /// most ``DecodeLimits/largestMegapixels``.
+    static func decodeLimits(_ text: String) throws -> DecodeLimits {
+        var limits = DecodeLimits()
+        guard let megapixels = Double(text), megapixels.isFinite, megapixels > 0,
+              megapixels <= DecodeLimits.largestMegapixels, UInt64((megapixels * 1e6).rounded()) > 0 else {
+            throw ArgumentParser.Failure(description:
+                "--max-megapixels wants a number of megapixels above 0 and at most \(Int(DecodeLimits.largestMegapixels))")
+        }
+        limits.maxMegapixels = megapixels
+        return limits
     }
 
     /// The file or folder a path argument names. An empty argument (`""`, an unset shell

@@ -7,6 +7,7 @@ enum TextureCommand {
     static let help = """
     usage: photogrammetry texture MESH CAPTURE OUTPUT [--priors transforms.json] [--poses priors|sfm]
                                   [--detail LEVEL] [--mask mask.json|MASK_DIR|none] [--threads N]
+                                  [--max-megapixels N]
 
     Textures MESH (.obj, .glb, .ply, .usdz, .stl: a LiDAR or RoomPlan mesh, another tool's
     model) from the photos of CAPTURE (a folder or .zip of images), whose poses and intrinsics
@@ -28,9 +29,12 @@ enum TextureCommand {
       --detail LEVEL   default full
       --mask ...       as for reconstruct: masks keep the background off the mesh
       --threads N      default 2
+      --max-megapixels N   photos (and masks) declaring more pixels are refused before they are
+                       decoded; default \(DecodeLimits.megapixelsText(DecodeLimits().maxPixels))
     """
 
-    static let parser = ArgumentParser(valueOptions: ["priors", "poses", "detail", "mask", "threads"], flags: [])
+    static let parser = ArgumentParser(valueOptions: ["priors", "poses", "detail", "mask", "threads", "max-megapixels"],
+                                       flags: [])
 
     static func run(_ arguments: [String]) throws {
         if arguments.contains("--help") || arguments.contains("-h") {
@@ -58,6 +62,8 @@ enum TextureCommand {
         case "sfm": fromStructureFromMotion = true
         case let other: throw ArgumentParser.Failure(description: "--poses must be priors or sfm, not \(other)")
         }
+        // The photos (and masks) texturing decodes are held to this limit, as a run's are.
+        try (try parsed["max-megapixels"].map(PipelineArguments.decodeLimits) ?? DecodeLimits()).apply()
         let meshURL = URL(fileURLWithPath: parsed.positionals[0])
         let input = URL(fileURLWithPath: parsed.positionals[1])
         let layout = OutputLayout(output: URL(fileURLWithPath: parsed.positionals[2]))
@@ -124,8 +130,6 @@ enum TextureCommand {
             result = try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: masks,
                                            workspace: workspace, detail: detail, threads: threads)
         }
-        let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try ModelExporter.write(result.model, to: layout.modelFiles)
         print("textured from \(result.views) views: \(result.charts) charts on a \(result.pageSize)² page, "
               + "\(result.untexturedFaces) faces seen by none (\(String(format: "%.1f", Date().timeIntervalSince(started))) s, peak memory \(PeakMemory.text))")

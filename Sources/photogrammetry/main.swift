@@ -10,6 +10,7 @@ usage:
                  [--camera-model SIMPLE_RADIAL|RADIAL|SIMPLE_RADIAL_FISHEYE|...]
                  [--threads N] [--seed N] [--progress tty|json|none]
                  [--pairs auto|exhaustive|retrieval|sequential] [--neighbours K] [--keyframes N]
+                 [--max-megapixels N]   # images declaring more than N MP (default \(DecodeLimits.megapixelsText(DecodeLimits().maxPixels))) are refused unread
                  # INPUT: a folder or .zip of photos, or a video (.mp4/.mov, or a folder/zip of them)
   photogrammetry diagnose INPUT [--json] [--output DIR] [--room] [--mask mask.json|MASK_DIR|none]
                  [--intrinsics fx,fy,cx,cy] [--threads N] [--progress tty|json|none]
@@ -26,6 +27,7 @@ usage:
                  # Poisson mesh of a cloud with normals: OUTPUT/model.usdz, model.glb, model.obj,
                  # or the one file OUTPUT names (.usdz/.glb/.obj/.ply/.stl)
   photogrammetry texture MESH CAPTURE OUTPUT [--priors transforms.json] [--detail LEVEL] [--mask ...]
+                 [--max-megapixels N]
                  # a mesh from elsewhere textured from the capture's photos at the priors' poses
   photogrammetry stats MODEL_FILE... [--json]  # vertices, triangles, bounding box, textures, bytes
   photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]

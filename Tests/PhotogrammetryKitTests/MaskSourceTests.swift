@@ -41,6 +41,56 @@ final class MaskSourceTests: XCTestCase {
         XCTAssertThrowsError(try MaskSource.load(dir.appendingPathComponent("missing.json")))
     }
 
+    /// Rectangle values are checked where they enter: 2^32 would overflow the core's pixel
+    /// arithmetic and mask every image away.
+    func testRectangleValuesBeyondAnyImageAreRefusedByName() throws {
+        let dir = try temporaryDirectory()
+        for (field, rect) in [("width", #"{"x": 0, "y": 0, "width": 4294967296, "height": 480}"#),
+                              ("x", #"{"x": 3000000000, "y": 0, "width": 10, "height": 10}"#),
+                              ("height", #"{"x": 0, "y": 0, "width": 10, "height": -4294967296}"#)] {
+            let url = dir.appendingPathComponent("mask.json")
+            try write(#"{"rect": \#(rect)}"#, to: url)
+            XCTAssertThrowsError(try MaskSource.load(url), field) { error in
+                let value = field == "x" ? "3000000000" : field == "width" ? "4294967296" : "-4294967296"
+                XCTAssertEqual("\(error)", "\(url.path): rect.\(field) \(value) is beyond 16777216 px "
+                               + "(the rectangle is in image pixels; no image is that large)")
+            }
+        }
+        let url = dir.appendingPathComponent("mask.json")
+        try write(#"{"rect": {"x": 0, "y": 0, "width": 16777216, "height": 100000}}"#, to: url)
+        XCTAssertEqual(try MaskSource.load(url), .rectangle(x: 0, y: 0, width: 16_777_216, height: 100_000), "reaching past the image is fine")
+    }
+
+    /// A rectangle is clipped to each image however far it reaches; one that keeps no pixel of an
+    /// image fails that image with a reason naming the rectangle, not the photo.
+    func testARectangleIsClippedToEachImageOrRejectsIt() throws {
+        let image = EndToEndTests.datasets.appendingPathComponent("templeRing-12/images/templeR0013.png")
+        let huge = CGRect(x: 300, y: 200, width: 4_294_967_296, height: 4_294_967_296)
+        let clipped = try FeatureSet.extract(imageURL: image, maskURL: nil, keepRect: huge, options: SIFTOptions())
+        XCTAssertGreaterThan(clipped.count, 50)
+        XCTAssertTrue(clipped.keypoints.allSatisfy { $0.x >= 299.5 && $0.y >= 199.5 })
+        XCTAssertThrowsError(try FeatureSet.extract(imageURL: image, maskURL: nil, keepRect: CGRect(x: 700, y: 0, width: 10, height: 10),
+                                                    options: SIFTOptions())) { error in
+            XCTAssertEqual((error as? CVisionError)?.message, "mask rectangle 700,0 10x10 lies outside this image (640x480): it keeps no pixel of it")
+        }
+    }
+
+    /// In a capture of two sizes, the images a mask.json rectangle misses are rejected with that
+    /// reason and the run goes on with the others.
+    func testAnImageTheRectangleMissesIsRejectedAndTheRunGoesOn() throws {
+        let root = try temporaryDirectory()
+        let names = try BadInputs.copyGoodImages(3, to: root)
+        try Thumbnail.jpeg(of: BadInputs.goodImages.appendingPathComponent("templeR0016.png"), maxSide: 320, quality: 90)
+            .write(to: root.appendingPathComponent("small.jpg"))
+        try write(#"{"rect": {"x": 320, "y": 0, "width": 320, "height": 480}}"#, to: root.appendingPathComponent("mask.json"))
+        let output = try temporaryDirectory()
+        let pipeline = ReconstructionPipeline(input: root, output: output, options: ReconstructionOptions(), progress: nil)
+        let summary = try pipeline.runMatching()
+        XCTAssertEqual(summary.images, names)
+        XCTAssertEqual(pipeline.report.rejectedImages,
+                       [RejectedImage(name: "small.jpg", reason: "mask rectangle 320,0 320x480 lies outside this image (320x240): it keeps no pixel of it")])
+    }
+
     func testDiscoveryPrefersMaskFolderAndMatchesStems() throws {
         let root = try temporaryDirectory()
         let images = root.appendingPathComponent("images")

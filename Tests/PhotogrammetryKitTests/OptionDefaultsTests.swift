@@ -40,4 +40,14 @@ final class OptionDefaultsTests: XCTestCase {
         assertSame(PatchMatchOptions().cOptions, patchMatch, "PatchMatch")
         XCTAssertEqual(SIFTOptions.workingFeatureCount, 500, "the working count the README explains")
     }
+
+    func testInputLimitsAreTheCoreDefaults() {
+        var decode = cvis_decode_limits(), unzip = cvis_unzip_limits()
+        cvis_decode_limits_default(&decode)
+        cvis_unzip_limits_default(&unzip)
+        assertSame(DecodeLimits().cLimits, decode, "decode limits")
+        assertSame(UnzipLimits().cLimits(), unzip, "unzip limits")
+        XCTAssertEqual(ReconstructionOptions().decodeLimits, DecodeLimits())
+        XCTAssertEqual(DecodeLimits().maxMegapixels, 120, "the limit the README gives")
+    }
 }

@@ -140,6 +140,70 @@ final class VideoInputTests: XCTestCase {
         }
     }
 
+    /// Writes the temple video with its index (`moov`) moved before the media data, as a
+    /// streaming encoder writes it, cut after `keep` bytes (0: whole): a download stopped early,
+    /// which still opens and declares all 36 frames.
+    static func writeStreamableCopy(to url: URL, keep: Int) throws {
+        try runBridgeTestPython("""
+            import struct, sys
+            src, dst, keep = sys.argv[1], sys.argv[2], int(sys.argv[3])
+            data = open(src, 'rb').read()
+            boxes, at = [], 0
+            while at < len(data):
+                size, kind = struct.unpack('>I4s', data[at:at + 8])
+                boxes.append((kind, data[at:at + size]))
+                at += size
+            moov = bytearray(dict(boxes)[b'moov'])
+            def shift(start, end):
+                # Every chunk offset moves by the index now written before the media data.
+                at = start
+                while at < end:
+                    size, kind = struct.unpack('>I4s', moov[at:at + 8])
+                    if kind in (b'trak', b'mdia', b'minf', b'stbl'):
+                        shift(at + 8, at + size)
+                    elif kind in (b'stco', b'co64'):
+                        width = 4 if kind == b'stco' else 8
+                        code = '>I' if kind == b'stco' else '>Q'
+                        count, = struct.unpack('>I', moov[at + 12:at + 16])
+                        for k in range(count):
+                            o = at + 16 + width * k
+                            moov[o:o + width] = struct.pack(code, struct.unpack(code, moov[o:o + width])[0] + len(moov))
+                    at += size
+            shift(8, len(moov))
+            out = boxes[0][1] + bytes(moov) + b''.join(box for kind, box in boxes[1:] if kind != b'moov')
+            open(dst, 'wb').write(out[:keep] if keep > 0 else out)
+            """, arguments: [templeVideo.path, url.path, "\(keep)"])
+    }
+
+    /// A video cut short still opens: the frames decoded are used, and the report and a progress
+    /// event say where decoding stopped and how many frames the file declares.
+    func testATruncatedVideoSaysWhereDecodingStopped() throws {
+        let work = try temporaryDirectory()
+        let whole = work.appendingPathComponent("whole.mp4"), cut = work.appendingPathComponent("clip.mp4")
+        try Self.writeStreamableCopy(to: whole, keep: 0)
+        try Self.writeStreamableCopy(to: cut, keep: 60_000)
+        let complete = try XCTUnwrap(try CaptureLoader.load(input: whole, workspace: work.appendingPathComponent("w1")).video?.sources.first)
+        XCTAssertEqual([complete.framesDecoded, complete.framesDeclared], [36, 36])
+        XCTAssertFalse(complete.truncated)
+        XCTAssertNil(complete.warning)
+
+        let warning = "clip.mp4: decoding stopped at frame 10 of 36 declared (truncated or corrupt file); using the 10 decoded frames"
+        let source = try XCTUnwrap(try CaptureLoader.load(input: cut, workspace: work.appendingPathComponent("w2")).video?.sources.first)
+        XCTAssertEqual([source.framesDecoded, source.framesDeclared], [10, 36])
+        XCTAssertTrue(source.truncated)
+        XCTAssertEqual(source.warning, warning)
+
+        let output = work.appendingPathComponent("out")
+        let outcome = try BuiltProgram.run(["reconstruct", cut.path, output.path, "--sparse-only", "--progress", "json"], logs: work)
+        XCTAssertEqual(outcome.status, 0, outcome.standardError)
+        XCTAssertTrue(outcome.outputLines.contains { $0.contains("\"message\":\"\(warning)\"") }, outcome.standardOutput)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("report.json"))) as? [String: Any]
+        let reported = try XCTUnwrap(((json?["video"] as? [String: Any])?["sources"] as? [[String: Any]])?.first)
+        XCTAssertEqual(reported["truncated"] as? Bool, true)
+        XCTAssertEqual(reported["frames_declared"] as? Int, 36)
+        XCTAssertEqual(reported["warning"] as? String, warning)
+    }
+
     /// The whole pipeline on the video: its 11 keyframes register and their poses agree with
     /// templeRing-12's ground truth as the photos' do (pair AUC@5 above 80, EndToEndTests).
     func testTheTempleVideoReconstructs() throws {

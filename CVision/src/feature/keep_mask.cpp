@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include <opencv2/imgproc.hpp>
 
@@ -43,12 +44,26 @@ cvis_status BuildKeepMask(const char* mask_path, const cvis_rect* keep_rect, cv:
     cv::threshold(mask, *keep, 127, 255, cv::THRESH_BINARY);
   }
   if (keep_rect != nullptr) {
-    const int x0 = std::max(0, int(std::ceil(keep_rect->x - 0.5)));
-    const int y0 = std::max(0, int(std::ceil(keep_rect->y - 0.5)));
-    const int x1 = std::min(size.width, int(std::ceil(keep_rect->x + keep_rect->width - 0.5)));
-    const int y1 = std::min(size.height, int(std::ceil(keep_rect->y + keep_rect->height - 0.5)));
+    const double values[] = {keep_rect->x, keep_rect->y, keep_rect->width, keep_rect->height};
+    if (!std::all_of(std::begin(values), std::end(values), [](double v) { return std::isfinite(v); })) {
+      return Fail(CVIS_INVALID_ARGUMENT, "mask rectangle: not finite numbers");
+    }
+    // Clipped to the image in floating point before anything becomes an int: a rectangle
+    // reaching past the image (however far: 2^32 does not fit an int) keeps up to its edge.
+    const auto first = [](double start, int side) { return int(std::clamp(std::ceil(start - 0.5), 0.0, double(side))); };
+    const auto end = [](double start, double length, int side) {
+      return int(std::clamp(std::ceil(start + length - 0.5), 0.0, double(side)));
+    };
+    const int x0 = first(keep_rect->x, size.width), y0 = first(keep_rect->y, size.height);
+    const int x1 = end(keep_rect->x, keep_rect->width, size.width), y1 = end(keep_rect->y, keep_rect->height, size.height);
+    if (x1 <= x0 || y1 <= y0) {
+      // Nothing of the image is kept: the mask, not the photo, is at fault.
+      return Fail(CVIS_INVALID_ARGUMENT, Str("mask rectangle ", keep_rect->x, ",", keep_rect->y, " ", keep_rect->width, "x",
+                                             keep_rect->height, " lies outside this image (", size.width, "x",
+                                             size.height, "): it keeps no pixel of it"));
+    }
     cv::Mat rect_mask = cv::Mat::zeros(size, CV_8U);
-    if (x1 > x0 && y1 > y0) rect_mask(cv::Rect(x0, y0, x1 - x0, y1 - y0)).setTo(255);
+    rect_mask(cv::Rect(x0, y0, x1 - x0, y1 - y0)).setTo(255);
     if (keep->empty()) *keep = rect_mask; else cv::bitwise_and(*keep, rect_mask, *keep);
   }
   if (!alpha_keep.empty()) {

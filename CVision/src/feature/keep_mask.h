@@ -17,7 +17,8 @@ cv::Mat AlphaKeepMask(const cv::Mat& alpha);
 // Full-size upright keep mask (255 = keep) from the optional mask file, keep-rectangle and alpha
 // keep mask (AlphaKeepMask; empty = none), combined with AND; empty when none is given. A pixel
 // belongs to the rectangle when its centre does. A mask of another resolution but the same shape
-// is scaled; one of another shape fails with a message naming the file.
+// is scaled; one of another shape fails with a message naming the file. A rectangle is clipped to
+// the image; one that keeps no pixel of it fails (CVIS_INVALID_ARGUMENT, "mask rectangle ...").
 cvis_status BuildKeepMask(const char* mask_path, const cvis_rect* keep_rect, cv::Size size,
                           cv::Mat* keep, const cv::Mat& alpha_keep = cv::Mat());
 

@@ -5,7 +5,8 @@
 // sizes are capped twice: before anything is written, by what the central directory declares
 // (each entry's size, the sum, and the compression ratio, which tells a zip bomb from a capture:
 // JPEG and PNG do not deflate), and while streaming, by what actually comes out (declared sizes
-// in zip headers can lie).
+// in zip headers can lie). A caller may list the entries first (cvis_zip_list) and extract only
+// those it chooses (cvis_unzip_entries): the caps then apply to the chosen entries alone.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,8 +14,10 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <archive.h>
@@ -143,6 +146,22 @@ ArchivePtr OpenZip(const std::string& path, cvis_status* status) {
   return reader;
 }
 
+// The entries to extract: every one, or those named (by their EntryPath).
+class Selection {
+ public:
+  Selection() = default;
+  Selection(const char* const* paths, int32_t count) : all_(false) {
+    for (int32_t i = 0; i < count; ++i) {
+      if (paths[i] != nullptr) paths_.insert(paths[i]);
+    }
+  }
+  bool Contains(const std::string& path) const { return all_ || paths_.count(path) != 0; }
+
+ private:
+  bool all_ = true;
+  std::unordered_set<std::string> paths_;
+};
+
 // Entries below this size are never judged by their compression ratio: small text files deflate
 // far, and however many there are, the total cap bounds them.
 constexpr uint64_t kRatioFloorBytes = 1ull << 20;
@@ -158,12 +177,14 @@ bool OverRatio(uint64_t inflated, uint64_t compressed, double max_ratio) {
 }
 
 // Refuses the archive when the sizes its central directory declares pass a cap.
-cvis_status CheckDeclaredSizes(const std::string& archive_path, const cvis_unzip_limits& limits) {
+cvis_status CheckDeclaredSizes(const std::string& archive_path, const cvis_unzip_limits& limits,
+                               const Selection& selection) {
   std::vector<ZipDirectoryEntry> directory;
   if (!ReadZipDirectory(archive_path, &directory)) return CVIS_OK;  // streaming still checks
   const std::string name = BaseName(archive_path);
   uint64_t total = 0;
   for (const ZipDirectoryEntry& entry : directory) {
+    if (!selection.Contains(entry.name)) continue;  // never inflated
     if (entry.uncompressed_size > limits.max_entry_bytes) {
       return Fail(CVIS_LIMIT_EXCEEDED,
                   Str(name, ": entry \"", entry.name, "\" declares ", entry.uncompressed_size,
@@ -184,10 +205,14 @@ cvis_status CheckDeclaredSizes(const std::string& archive_path, const cvis_unzip
   return CVIS_OK;
 }
 
+// Called with each entry ScanArchive accepts that extraction would not skip, and its path.
+using EntryVisitor = std::function<void(archive_entry*, const std::string&)>;
+
 // First pass: headers only. Refuses the archive before anything is written when an entry is
-// hostile, declares a size over a cap, or the entry count is over the cap.
-cvis_status ScanArchive(const std::string& archive_path, const cvis_unzip_limits& limits) {
-  if (cvis_status status = CheckDeclaredSizes(archive_path, limits); status != CVIS_OK) {
+// hostile, a selected entry declares a size over a cap, or the entry count is over the cap.
+cvis_status ScanArchive(const std::string& archive_path, const cvis_unzip_limits& limits,
+                        const Selection& selection, const EntryVisitor& visit = nullptr) {
+  if (cvis_status status = CheckDeclaredSizes(archive_path, limits, selection); status != CVIS_OK) {
     return status;
   }
   cvis_status status;
@@ -207,12 +232,14 @@ cvis_status ScanArchive(const std::string& archive_path, const cvis_unzip_limits
     if (!reason.empty()) {
       return Fail(CVIS_UNSAFE_ARCHIVE, Str(name, ": entry \"", path, "\" refused (", reason, ")"));
     }
-    if (archive_entry_size_is_set(entry) &&
+    if (selection.Contains(path) && archive_entry_size_is_set(entry) &&
         uint64_t(archive_entry_size(entry)) > limits.max_entry_bytes) {
       return Fail(CVIS_LIMIT_EXCEEDED,
                   Str(name, ": entry \"", path, "\" declares ", archive_entry_size(entry),
                       " bytes, over the per-entry cap of ", limits.max_entry_bytes, " bytes"));
     }
+    const std::vector<std::string> parts = SplitPath(path);
+    if (visit && !parts.empty() && !IsSkipped(parts)) visit(entry, path);
   }
   if (result != ARCHIVE_EOF) {
     return Fail(CVIS_DECODE_ERROR, Str(name, ": ", ArchiveError(reader.get())));
@@ -231,110 +258,157 @@ extern "C" void cvis_unzip_limits_default(cvis_unzip_limits* limits) {
   limits->max_compression_ratio = 200.0;
 }
 
-extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir,
-                                  const cvis_unzip_limits* limits_in, int32_t* files_written) {
-  using namespace cvis;
-  return Guard([&] {
-    if (archive_path == nullptr || dest_dir == nullptr) {
-      return Fail(CVIS_INVALID_ARGUMENT, "cvis_unzip: null path");
+namespace cvis {
+namespace {
+
+// The limits asked for, or the defaults; CVIS_INVALID_ARGUMENT for a ratio below 1.
+cvis_status ResolveLimits(const cvis_unzip_limits* given, cvis_unzip_limits* limits) {
+  cvis_unzip_limits_default(limits);
+  if (given != nullptr) *limits = *given;
+  if (!(limits->max_compression_ratio >= 1)) {
+    return Fail(CVIS_INVALID_ARGUMENT, "cvis_unzip: max_compression_ratio must be at least 1");
+  }
+  return CVIS_OK;
+}
+
+// cvis_unzip of the selected entries.
+cvis_status Unzip(const char* archive_path, const char* dest_dir, const cvis_unzip_limits* limits_in,
+                  const Selection& selection, int32_t* files_written) {
+  if (archive_path == nullptr || dest_dir == nullptr) {
+    return Fail(CVIS_INVALID_ARGUMENT, "cvis_unzip: null path");
+  }
+  if (files_written != nullptr) *files_written = 0;
+  cvis_unzip_limits limits;
+  if (cvis_status status = ResolveLimits(limits_in, &limits); status != CVIS_OK) return status;
+  const std::string name = BaseName(archive_path);
+  ScopedFd root(::open(dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (root.get() < 0) {
+    return Fail(CVIS_IO_ERROR, Str(dest_dir, ": cannot open destination (",
+                                   std::strerror(errno), ")"));
+  }
+  if (cvis_status status = ScanArchive(archive_path, limits, selection); status != CVIS_OK) return status;
+
+  cvis_status status;
+  ArchivePtr reader = OpenZip(archive_path, &status);
+  if (!reader) return status;
+  std::vector<char> buffer(kReadBlockBytes);
+  uint64_t total_bytes = 0;
+  int32_t written = 0;
+  archive_entry* entry = nullptr;
+  int result;
+  while ((result = archive_read_next_header(reader.get(), &entry)) == ARCHIVE_OK ||
+         result == ARCHIVE_WARN) {
+    const std::string path = EntryPath(entry);
+    const std::vector<std::string> parts = SplitPath(path);
+    // Rechecked: the second read must not trust the first one's view of the archive.
+    const std::string reason = UnsafeReason(entry, path, parts);
+    if (!reason.empty()) {
+      return Fail(CVIS_UNSAFE_ARCHIVE, Str(name, ": entry \"", path, "\" refused (", reason, ")"));
     }
-    if (files_written != nullptr) *files_written = 0;
-    cvis_unzip_limits limits;
-    cvis_unzip_limits_default(&limits);
-    if (limits_in != nullptr) limits = *limits_in;
-    if (!(limits.max_compression_ratio >= 1)) {
-      return Fail(CVIS_INVALID_ARGUMENT, "cvis_unzip: max_compression_ratio must be at least 1");
-    }
-    const std::string name = BaseName(archive_path);
-    ScopedFd root(::open(dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (root.get() < 0) {
-      return Fail(CVIS_IO_ERROR, Str(dest_dir, ": cannot open destination (",
+    if (IsSkipped(parts) || parts.empty() || !selection.Contains(path)) continue;
+    const bool is_directory = archive_entry_filetype(entry) == AE_IFDIR;
+    ScopedFd directory(OpenDirectoryChain(root.get(), parts, parts.size() - (is_directory ? 0 : 1)));
+    if (directory.get() < 0) {
+      return Fail(CVIS_IO_ERROR, Str(name, ": entry \"", path, "\": cannot create folder (",
                                      std::strerror(errno), ")"));
     }
-    if (cvis_status status = ScanArchive(archive_path, limits); status != CVIS_OK) return status;
+    if (is_directory) continue;
+    ScopedFd file(CreateFileExclusive(directory.get(), parts.back()));
+    if (file.get() < 0) {
+      return Fail(CVIS_IO_ERROR, Str(name, ": entry \"", path, "\": cannot create file (",
+                                     std::strerror(errno), ")"));
+    }
+    const bool size_declared = archive_entry_size_is_set(entry) != 0;
+    const uint64_t declared = size_declared ? uint64_t(archive_entry_size(entry)) : 0;
+    const int64_t read_before = archive_filter_bytes(reader.get(), -1);
+    uint64_t entry_bytes = 0;
+    for (;;) {
+      const la_ssize_t got = archive_read_data(reader.get(), buffer.data(), buffer.size());
+      if (got == 0) break;
+      if (got < 0) {
+        return Fail(CVIS_DECODE_ERROR, Str(name, ": entry \"", path, "\": ",
+                                           ArchiveError(reader.get())));
+      }
+      entry_bytes += uint64_t(got);
+      total_bytes += uint64_t(got);
+      if (entry_bytes > limits.max_entry_bytes || total_bytes > limits.max_total_bytes) {
+        ::unlinkat(directory.get(), parts.back().c_str(), 0);  // no half-written file
+        const bool entry_cap = entry_bytes > limits.max_entry_bytes;
+        return Fail(CVIS_LIMIT_EXCEEDED,
+                    Str(name, ": entry \"", path, "\" exceeds the ",
+                        entry_cap ? "per-entry cap of " : "total cap of ",
+                        entry_cap ? limits.max_entry_bytes : limits.max_total_bytes, " bytes"));
+      }
+      // The header's size and the ratio, again on what actually comes out: a header that
+      // declares little cannot let a bomb through.
+      if (size_declared && entry_bytes > declared) {
+        ::unlinkat(directory.get(), parts.back().c_str(), 0);
+        return Fail(CVIS_LIMIT_EXCEEDED, Str(name, ": entry \"", path,
+                                             "\" inflates beyond the ", declared,
+                                             " bytes its header declares"));
+      }
+      const uint64_t read = uint64_t(std::max<int64_t>(0, archive_filter_bytes(reader.get(), -1) - read_before));
+      if (OverRatio(entry_bytes, read + kReadBlockBytes, limits.max_compression_ratio)) {
+        ::unlinkat(directory.get(), parts.back().c_str(), 0);
+        return Fail(CVIS_LIMIT_EXCEEDED,
+                    Str(name, ": entry \"", path, "\" inflates more than ",
+                        limits.max_compression_ratio, " times (a zip bomb?)"));
+      }
+      for (la_ssize_t done = 0; done < got;) {
+        const ssize_t put = ::write(file.get(), buffer.data() + done, size_t(got - done));
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) {
+          return Fail(CVIS_IO_ERROR, Str(name, ": entry \"", path, "\": write failed (",
+                                         std::strerror(errno), ")"));
+        }
+        done += put;
+      }
+    }
+    ++written;
+    if (files_written != nullptr) *files_written = written;
+  }
+  if (result != ARCHIVE_EOF) {
+    return Fail(CVIS_DECODE_ERROR, Str(name, ": ", ArchiveError(reader.get())));
+  }
+  return CVIS_OK;
+}
 
-    cvis_status status;
-    ArchivePtr reader = OpenZip(archive_path, &status);
-    if (!reader) return status;
-    std::vector<char> buffer(kReadBlockBytes);
-    uint64_t total_bytes = 0;
-    int32_t written = 0;
-    archive_entry* entry = nullptr;
-    int result;
-    while ((result = archive_read_next_header(reader.get(), &entry)) == ARCHIVE_OK ||
-           result == ARCHIVE_WARN) {
-      const std::string path = EntryPath(entry);
-      const std::vector<std::string> parts = SplitPath(path);
-      // Rechecked: the second read must not trust the first one's view of the archive.
-      const std::string reason = UnsafeReason(entry, path, parts);
-      if (!reason.empty()) {
-        return Fail(CVIS_UNSAFE_ARCHIVE, Str(name, ": entry \"", path, "\" refused (", reason, ")"));
-      }
-      if (IsSkipped(parts) || parts.empty()) continue;
-      const bool is_directory = archive_entry_filetype(entry) == AE_IFDIR;
-      ScopedFd directory(OpenDirectoryChain(root.get(), parts, parts.size() - (is_directory ? 0 : 1)));
-      if (directory.get() < 0) {
-        return Fail(CVIS_IO_ERROR, Str(name, ": entry \"", path, "\": cannot create folder (",
-                                       std::strerror(errno), ")"));
-      }
-      if (is_directory) continue;
-      ScopedFd file(CreateFileExclusive(directory.get(), parts.back()));
-      if (file.get() < 0) {
-        return Fail(CVIS_IO_ERROR, Str(name, ": entry \"", path, "\": cannot create file (",
-                                       std::strerror(errno), ")"));
-      }
-      const bool size_declared = archive_entry_size_is_set(entry) != 0;
-      const uint64_t declared = size_declared ? uint64_t(archive_entry_size(entry)) : 0;
-      const int64_t read_before = archive_filter_bytes(reader.get(), -1);
-      uint64_t entry_bytes = 0;
-      for (;;) {
-        const la_ssize_t got = archive_read_data(reader.get(), buffer.data(), buffer.size());
-        if (got == 0) break;
-        if (got < 0) {
-          return Fail(CVIS_DECODE_ERROR, Str(name, ": entry \"", path, "\": ",
-                                             ArchiveError(reader.get())));
-        }
-        entry_bytes += uint64_t(got);
-        total_bytes += uint64_t(got);
-        if (entry_bytes > limits.max_entry_bytes || total_bytes > limits.max_total_bytes) {
-          ::unlinkat(directory.get(), parts.back().c_str(), 0);  // no half-written file
-          const bool entry_cap = entry_bytes > limits.max_entry_bytes;
-          return Fail(CVIS_LIMIT_EXCEEDED,
-                      Str(name, ": entry \"", path, "\" exceeds the ",
-                          entry_cap ? "per-entry cap of " : "total cap of ",
-                          entry_cap ? limits.max_entry_bytes : limits.max_total_bytes, " bytes"));
-        }
-        // The header's size and the ratio, again on what actually comes out: a header that
-        // declares little cannot let a bomb through.
-        if (size_declared && entry_bytes > declared) {
-          ::unlinkat(directory.get(), parts.back().c_str(), 0);
-          return Fail(CVIS_LIMIT_EXCEEDED, Str(name, ": entry \"", path,
-                                               "\" inflates beyond the ", declared,
-                                               " bytes its header declares"));
-        }
-        const uint64_t read = uint64_t(std::max<int64_t>(0, archive_filter_bytes(reader.get(), -1) - read_before));
-        if (OverRatio(entry_bytes, read + kReadBlockBytes, limits.max_compression_ratio)) {
-          ::unlinkat(directory.get(), parts.back().c_str(), 0);
-          return Fail(CVIS_LIMIT_EXCEEDED,
-                      Str(name, ": entry \"", path, "\" inflates more than ",
-                          limits.max_compression_ratio, " times (a zip bomb?)"));
-        }
-        for (la_ssize_t done = 0; done < got;) {
-          const ssize_t put = ::write(file.get(), buffer.data() + done, size_t(got - done));
-          if (put < 0 && errno == EINTR) continue;
-          if (put <= 0) {
-            return Fail(CVIS_IO_ERROR, Str(name, ": entry \"", path, "\": write failed (",
-                                           std::strerror(errno), ")"));
-          }
-          done += put;
-        }
-      }
-      ++written;
-      if (files_written != nullptr) *files_written = written;
+}  // namespace
+}  // namespace cvis
+
+extern "C" cvis_status cvis_unzip(const char* archive_path, const char* dest_dir,
+                                  const cvis_unzip_limits* limits, int32_t* files_written) {
+  return cvis::Guard([&] { return cvis::Unzip(archive_path, dest_dir, limits, cvis::Selection(), files_written); });
+}
+
+extern "C" cvis_status cvis_unzip_entries(const char* archive_path, const char* dest_dir,
+                                          const cvis_unzip_limits* limits, const char* const* paths,
+                                          int32_t count, int32_t* files_written) {
+  using namespace cvis;
+  return Guard([&] {
+    if (count < 0 || (count > 0 && paths == nullptr)) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_unzip_entries: no paths");
     }
-    if (result != ARCHIVE_EOF) {
-      return Fail(CVIS_DECODE_ERROR, Str(name, ": ", ArchiveError(reader.get())));
-    }
-    return CVIS_OK;
+    return Unzip(archive_path, dest_dir, limits, Selection(paths, count), files_written);
+  });
+}
+
+extern "C" cvis_status cvis_zip_list(const char* archive_path, const cvis_unzip_limits* limits_in,
+                                     cvis_zip_visitor visit, void* user_data) {
+  using namespace cvis;
+  return Guard([&] {
+    if (archive_path == nullptr || visit == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_zip_list: null argument");
+    cvis_unzip_limits limits;
+    if (cvis_status status = ResolveLimits(limits_in, &limits); status != CVIS_OK) return status;
+    // Only the headers are judged here: the chosen entries' sizes are checked when they are unpacked.
+    Selection none(nullptr, 0);
+    return ScanArchive(archive_path, limits, none, [&](archive_entry* entry, const std::string& path) {
+      cvis_zip_entry listed{};
+      listed.path = path.c_str();
+      listed.size_known = archive_entry_size_is_set(entry) ? 1 : 0;
+      listed.size = listed.size_known ? uint64_t(std::max<la_int64_t>(0, archive_entry_size(entry))) : 0;
+      listed.is_directory = archive_entry_filetype(entry) == AE_IFDIR ? 1 : 0;
+      visit(&listed, user_data);
+    });
   });
 }

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include <opencv2/imgcodecs.hpp>
+#include <opencv2/core.hpp>
 
 #include "../../include/cvis_io.h"
 #include "../util/buffer.h"
@@ -20,8 +20,8 @@ extern "C" cvis_status cvis_read_depth_png(const char* path, int32_t* width, int
     }
     *width = *height = *bit_depth = 0;
     *values = nullptr;
-    const cv::Mat decoded = cv::imread(path, cv::IMREAD_UNCHANGED);
-    if (decoded.empty()) return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": not a decodable image"));
+    cv::Mat decoded;
+    if (cvis_status status = DecodeAsStored(path, &decoded); status != CVIS_OK) return status;
     if (decoded.channels() != 1 || (decoded.depth() != CV_16U && decoded.depth() != CV_8U)) {
       return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": a depth image has one 8- or 16-bit channel, this one has ",
                                          decoded.channels(), " channel(s)"));

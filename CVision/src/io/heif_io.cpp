@@ -17,6 +17,7 @@
 #include "../../include/cvis_io.h"
 #include "../util/buffer.h"
 #include "../util/status.h"
+#include "decode_limits.h"
 #include "image_io.h"
 
 namespace cvis {
@@ -99,6 +100,11 @@ HandlePtr PickThumbnail(const heif_image_handle* primary, int min_long_side) {
 // Decodes one image item to interleaved 8-bit RGB(A) and converts it to BGR (+ alpha).
 cvis_status DecodeHandle(const std::string& path, const heif_image_handle* handle,
                          bool apply_transformations, cv::Mat* image, cv::Mat* alpha) {
+  // The size the item declares, before libheif allocates its planes (a grid's whole canvas).
+  if (cvis_status status = CheckPixelLimit(path, heif_image_handle_get_width(handle), heif_image_handle_get_height(handle));
+      status != CVIS_OK) {
+    return status;
+  }
   const bool with_alpha = alpha != nullptr && heif_image_handle_has_alpha_channel(handle);
   std::unique_ptr<heif_decoding_options, OptionsDeleter> options(heif_decoding_options_alloc());
   options->ignore_transformations = apply_transformations ? 0 : 1;
@@ -279,6 +285,11 @@ extern "C" cvis_status cvis_read_heic_depth(const char* path, cvis_heic_depth_in
     heif_error error = heif_image_handle_get_depth_image_handle(primary.get(), id, &depth_handle);
     if (error.code != heif_error_Ok) return HeifFail(path, "depth image unreadable", error);
     HandlePtr depth(depth_handle);
+    if (cvis_status status = CheckPixelLimit(path, heif_image_handle_get_width(depth_handle),
+                                             heif_image_handle_get_height(depth_handle));
+        status != CVIS_OK) {
+      return status;
+    }
     heif_image* decoded = nullptr;
     error = heif_decode_image(depth_handle, &decoded, heif_colorspace_monochrome,
                               heif_chroma_monochrome, nullptr);

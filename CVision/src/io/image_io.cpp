@@ -1,13 +1,15 @@
-// Decoding with our own EXIF orientation handling. OpenCV applies EXIF orientation itself only
-// for some formats and flag combinations; we always ask it not to (IMREAD_IGNORE_ORIENTATION) and
-// apply the libexif tag ourselves, so decode and cvis_probe_image can never disagree. HEIF goes
-// to libheif (heif_io.cpp), which applies the file's own transformations instead.
+// Decoding with our own EXIF orientation handling: the decoders return pixels as stored and the
+// libexif tag is applied here, so decode and cvis_probe_image can never disagree. JPEG and PNG go
+// to libjpeg and libpng directly (codecs.h), PNM to OpenCV (told to ignore orientation), HEIF to
+// libheif (heif_io.cpp), which applies the file's own transformations instead. Nothing is decoded
+// before its header's size passes the pixel limit (decode_limits.h).
 #include "image_io.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <cerrno>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -16,7 +18,10 @@
 
 #include "../../include/cvis_io.h"
 #include "../util/status.h"
+#include "codecs.h"
+#include "decode_limits.h"
 #include "heif_io.h"
+#include "image_probe.h"
 
 namespace cvis {
 
@@ -42,8 +47,7 @@ cv::Mat ApplyExifOrientation(const cv::Mat& image, int orientation) {
 
 namespace {
 
-// Distinguishes "cannot read" (IO) from "cannot decode" (content) before handing to OpenCV,
-// which reports both as an empty Mat.
+// Distinguishes "cannot read" (IO) from "cannot decode" (content) before a decoder is asked.
 cvis_status CheckReadable(const std::string& path) {
   FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
@@ -56,26 +60,55 @@ cvis_status CheckReadable(const std::string& path) {
   return CVIS_OK;
 }
 
-// A guess at why a decode failed, from the first bytes, for a more useful message.
-std::string DecodeHint(const std::string& path) {
-  unsigned char head[8] = {0};
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return "";
-  const size_t got = std::fread(head, 1, sizeof(head), file);
-  std::fclose(file);
-  if (got >= 2 && head[0] == 0xFF && head[1] == 0xD8) return " (truncated or corrupt JPEG?)";
-  if (got >= 8 && std::memcmp(head, "\x89PNG", 4) == 0) return " (truncated or corrupt PNG?)";
-  return " (unknown format)";
+using FilePtr = std::unique_ptr<FILE, int (*)(FILE*)>;
+
+// The imread flags that give what mode asks of a file OpenCV decodes (PNM).
+int ImreadFlags(DecodeMode mode) {
+  switch (mode) {
+    case DecodeMode::kColor: return cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION;
+    case DecodeMode::kGrey: return cv::IMREAD_GRAYSCALE | cv::IMREAD_IGNORE_ORIENTATION;
+    default: return cv::IMREAD_UNCHANGED;
+  }
 }
 
-// Decodes with colour imread flags (IMREAD_COLOR or one of IMREAD_REDUCED_COLOR_*); EXIF
-// orientation is always ours to apply, never OpenCV's.
-cvis_status DecodeColor(const std::string& path, int flags, bool apply_orientation, cv::Mat* image) {
+// Decodes path in mode (no orientation applied) once CheckDecodable allows it: its kind is one
+// we decode and the size its header declares is within the pixel limit, so nothing is allocated
+// for a file that only claims to be huge. A JPEG is decoded at the largest reduction (1/2, 1/4,
+// 1/8) that keeps its longer side at or above min_long_side (0: full size).
+cvis_status DecodeChecked(const std::string& path, DecodeMode mode, int min_long_side, cv::Mat* out) {
   if (cvis_status status = CheckReadable(path); status != CVIS_OK) return status;
-  cv::Mat decoded = cv::imread(path, flags | cv::IMREAD_IGNORE_ORIENTATION);
-  if (decoded.empty()) {
-    return Fail(CVIS_DECODE_ERROR,
-                Str(BaseName(path), ": not a decodable image", DecodeHint(path)));
+  ImageKind kind = ImageKind::kOther;
+  if (cvis_status status = CheckDecodable(path, &kind); status != CVIS_OK) return status;
+  if (kind == ImageKind::kHeif) {
+    cv::Mat bgr;
+    if (cvis_status status = DecodeHeif(path, true, min_long_side, &bgr, nullptr); status != CVIS_OK) return status;
+    if (mode == DecodeMode::kGrey) cv::cvtColor(bgr, bgr, cv::COLOR_BGR2GRAY);
+    *out = bgr;
+    return CVIS_OK;
+  }
+  if (kind == ImageKind::kPnm) {
+    *out = cv::imread(path, ImreadFlags(mode));
+    if (out->empty()) return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": not a decodable image (corrupt PNM?)"));
+    return CVIS_OK;
+  }
+  FilePtr file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) return Fail(CVIS_IO_ERROR, Str(BaseName(path), ": cannot open (", std::strerror(errno), ")"));
+  if (kind == ImageKind::kPng) return DecodePng(file.get(), path, mode, out);
+  int factor = 1, width = 0, height = 0;
+  if (min_long_side > 0 && ProbeJpeg(file.get(), &width, &height)) {
+    // libjpeg rounds a reduced size up, so long / factor >= min_long_side is a safe test.
+    const int long_side = std::max(width, height);
+    while (factor < 8 && long_side / (factor * 2) >= min_long_side) factor *= 2;
+  }
+  return DecodeJpeg(file.get(), path, mode, factor, out);
+}
+
+// Decodes in colour (8-bit BGR), upright when apply_orientation; EXIF orientation is always
+// ours to apply, never a decoder's.
+cvis_status DecodeColor(const std::string& path, int min_long_side, bool apply_orientation, cv::Mat* image) {
+  cv::Mat decoded;
+  if (cvis_status status = DecodeChecked(path, DecodeMode::kColor, min_long_side, &decoded); status != CVIS_OK) {
+    return status;
   }
   *image = apply_orientation ? ApplyExifOrientation(decoded, ReadExifOrientation(path)) : decoded;
   return CVIS_OK;
@@ -103,11 +136,9 @@ bool MayHaveAlpha(const std::string& path) {
 // palettes with transparency to four channels.
 cvis_status DecodeWithAlpha(const std::string& path, bool apply_orientation, cv::Mat* image,
                             cv::Mat* alpha) {
-  if (cvis_status status = CheckReadable(path); status != CVIS_OK) return status;
-  cv::Mat decoded = cv::imread(path, cv::IMREAD_UNCHANGED);
-  if (decoded.empty()) {
-    return Fail(CVIS_DECODE_ERROR,
-                Str(BaseName(path), ": not a decodable image", DecodeHint(path)));
+  cv::Mat decoded;
+  if (cvis_status status = DecodeChecked(path, DecodeMode::kUnchanged, 0, &decoded); status != CVIS_OK) {
+    return status;
   }
   if (decoded.depth() == CV_16U) decoded.convertTo(decoded, CV_8U, 1.0 / 257.0);
   alpha->release();
@@ -145,16 +176,27 @@ cvis_status DecodeImage(const std::string& path, bool apply_orientation, cv::Mat
     if (MayHaveAlpha(path)) return DecodeWithAlpha(path, apply_orientation, image, alpha);
     alpha->release();
   }
-  return DecodeColor(path, cv::IMREAD_COLOR, apply_orientation, image);
+  return DecodeColor(path, 0, apply_orientation, image);
 }
 
 cvis_status DecodeMask(const std::string& path, cv::Mat* mask) {
-  if (cvis_status status = CheckReadable(path); status != CVIS_OK) return status;
-  *mask = cv::imread(path, cv::IMREAD_GRAYSCALE | cv::IMREAD_IGNORE_ORIENTATION);
-  if (mask->empty()) {
-    return Fail(CVIS_DECODE_ERROR, Str(BaseName(path), ": not a decodable mask", DecodeHint(path)));
+  return DecodeChecked(path, DecodeMode::kGrey, 0, mask);
+}
+
+cvis_status DecodeAsStored(const std::string& path, cv::Mat* image) {
+  return DecodeChecked(path, DecodeMode::kUnchanged, 0, image);
+}
+
+cvis_status DecodeEncoded(const uint8_t* data, size_t size, const std::string& name, cv::Mat* image) {
+  ImageKind kind = ImageKind::kOther;
+  if (cvis_status status = CheckDecodable(data, size, name, &kind); status != CVIS_OK) return status;
+  if (kind != ImageKind::kJpeg && kind != ImageKind::kPng) {
+    return Fail(CVIS_DECODE_ERROR, Str(name, ": not a decodable image (an embedded image is JPEG or PNG)"));
   }
-  return CVIS_OK;
+  FilePtr file(fmemopen(const_cast<uint8_t*>(data), size, "rb"), &std::fclose);
+  if (!file) return Fail(CVIS_INTERNAL_ERROR, Str(name, ": cannot read image data"));
+  return kind == ImageKind::kPng ? DecodePng(file.get(), name, DecodeMode::kUnchanged, image)
+                                 : DecodeJpeg(file.get(), name, DecodeMode::kUnchanged, 1, image);
 }
 
 }  // namespace cvis
@@ -165,46 +207,6 @@ namespace {
 uint32_t BigEndian32(const unsigned char* bytes) {
   return (uint32_t(bytes[0]) << 24) | (uint32_t(bytes[1]) << 16) | (uint32_t(bytes[2]) << 8) |
          uint32_t(bytes[3]);
-}
-
-// PNG: the IHDR chunk is always first, at a fixed offset.
-bool ProbePng(FILE* file, int* width, int* height) {
-  unsigned char head[24];
-  if (std::fseek(file, 0, SEEK_SET) != 0 || std::fread(head, 1, 24, file) != 24) return false;
-  if (std::memcmp(head, "\x89PNG\r\n\x1a\n", 8) != 0 || std::memcmp(head + 12, "IHDR", 4) != 0) {
-    return false;
-  }
-  *width = int(BigEndian32(head + 16));
-  *height = int(BigEndian32(head + 20));
-  return *width > 0 && *height > 0;
-}
-
-// JPEG: walk the marker segments up to the first start-of-frame (SOF0..SOF15 except DHT, JPG
-// and DAC), which holds the frame size; never reads the entropy-coded data.
-bool ProbeJpeg(FILE* file, int* width, int* height) {
-  unsigned char bytes[9];
-  if (std::fseek(file, 0, SEEK_SET) != 0 || std::fread(bytes, 1, 2, file) != 2) return false;
-  if (bytes[0] != 0xFF || bytes[1] != 0xD8) return false;
-  for (int segments = 0; segments < 4096; ++segments) {
-    int marker = std::fgetc(file);
-    while (marker == 0xFF) marker = std::fgetc(file);  // fill bytes
-    if (marker == EOF) return false;
-    if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;
-    if (std::fread(bytes, 1, 2, file) != 2) return false;
-    const int length = (bytes[0] << 8) | bytes[1];
-    if (length < 2) return false;
-    const bool is_sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
-                        marker != 0xCC;
-    if (is_sof) {
-      if (std::fread(bytes, 1, 5, file) != 5) return false;
-      *height = (bytes[1] << 8) | bytes[2];
-      *width = (bytes[3] << 8) | bytes[4];
-      return *width > 0 && *height > 0;
-    }
-    if (marker == 0xDA || marker == 0xD9) return false;  // scan or end before any frame
-    if (std::fseek(file, length - 2, SEEK_CUR) != 0) return false;
-  }
-  return false;
 }
 
 // Reads a file forward in blocks, so that a JPEG's entropy-coded data can be scanned for its
@@ -334,21 +336,7 @@ namespace cvis {
 
 cvis_status DecodeImageForSize(const std::string& path, int min_long_side, cv::Mat* image) {
   if (IsHeif(path)) return DecodeHeif(path, true, min_long_side, image, nullptr);
-  int flags = cv::IMREAD_COLOR;
-  int width = 0, height = 0;
-  FILE* file = std::fopen(path.c_str(), "rb");
-  const bool is_jpeg = file != nullptr && ProbeJpeg(file, &width, &height);
-  if (file != nullptr) std::fclose(file);
-  if (is_jpeg && min_long_side > 0) {
-    // libjpeg rounds a reduced size up, so long / factor >= min_long_side is a safe test.
-    const int long_side = std::max(width, height);
-    int factor = 1;
-    while (factor < 8 && long_side / (factor * 2) >= min_long_side) factor *= 2;
-    if (factor == 2) flags = cv::IMREAD_REDUCED_COLOR_2;
-    if (factor == 4) flags = cv::IMREAD_REDUCED_COLOR_4;
-    if (factor == 8) flags = cv::IMREAD_REDUCED_COLOR_8;
-  }
-  return DecodeColor(path, flags, true, image);
+  return DecodeColor(path, min_long_side, true, image);
 }
 
 }  // namespace cvis
@@ -371,17 +359,15 @@ extern "C" cvis_status cvis_probe_image(const char* path, int32_t* width, int32_
       return CVIS_OK;
     }
     FILE* file = std::fopen(path, "rb");
-    const bool parsed = file != nullptr && (cvis::ProbePng(file, &w, &h) ||
-                                            cvis::ProbeJpeg(file, &w, &h));
+    const bool parsed = file != nullptr && (cvis::ProbePng(file, &w, &h) || cvis::ProbeJpeg(file, &w, &h) ||
+                                            cvis::ProbePnm(file, &w, &h));
     if (file != nullptr) std::fclose(file);
     if (!parsed) {
-      // Other formats (PGM, TIFF, WebP...): a full decode is the only portable way.
-      cv::Mat image;
-      if (cvis_status status = cvis::DecodeImage(path, false, &image); status != CVIS_OK) {
-        return status;
-      }
-      w = image.cols;
-      h = image.rows;
+      // Other formats are not sized by decoding them (a TIFF or WebP could claim any size), and
+      // not decoded: CheckDecodable says why, naming the file.
+      cvis::ImageKind kind = cvis::ImageKind::kOther;
+      if (cvis_status status = cvis::CheckDecodable(path, &kind); status != CVIS_OK) return status;
+      return cvis::Fail(CVIS_DECODE_ERROR, cvis::Str(cvis::BaseName(path), ": not a decodable image"));
     }
     if (cvis::OrientationSwapsAxes(cvis::ReadExifOrientation(path))) std::swap(w, h);
     *width = w;

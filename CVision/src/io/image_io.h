@@ -23,6 +23,10 @@ cv::Mat ApplyExifOrientation(const cv::Mat& image, int orientation);
 // True for orientations 5..8, which swap width and height.
 inline bool OrientationSwapsAxes(int orientation) { return orientation >= 5 && orientation <= 8; }
 
+// Every decoder below first checks that the file's kind is one we decode and that the size its
+// header declares is within the pixel limit (decode_limits.h): CVIS_LIMIT_EXCEEDED names the file
+// and its size before anything is allocated.
+
 // Decodes path as 8-bit BGR (grey images are replicated), upright when apply_orientation (HEIF:
 // its irot/imir/clap applied by libheif, never its EXIF orientation; see heif_io.h).
 // Returns CVIS_IO_ERROR for an unreadable file and CVIS_DECODE_ERROR for an undecodable one,
@@ -40,5 +44,12 @@ cvis_status DecodeImageForSize(const std::string& path, int min_long_side, cv::M
 
 // Decodes an 8-bit single-channel mask as stored (masks are written upright already).
 cvis_status DecodeMask(const std::string& path, cv::Mat* mask);
+
+// Decodes path as stored (IMREAD_UNCHANGED: 8 or 16 bits, channels kept, no orientation).
+cvis_status DecodeAsStored(const std::string& path, cv::Mat* image);
+
+// Decodes a JPEG or PNG held in memory (a texture inside a model file) as stored; name is what
+// the messages call it. Other formats are refused: glTF and USDZ embed only these two.
+cvis_status DecodeEncoded(const uint8_t* data, size_t size, const std::string& name, cv::Mat* image);
 
 }  // namespace cvis

@@ -17,6 +17,7 @@
 #include "../../include/cvis_video.h"
 #include "../util/buffer.h"
 #include "../util/status.h"
+#include "decode_limits.h"
 #include "image_io.h"
 
 namespace cvis {
@@ -33,7 +34,9 @@ cvis_status OpenVideo(const std::string& path, cv::VideoCapture* capture) {
                 Str(BaseName(path), ": cannot be opened as a video (not a video file, corrupt, or an unknown codec)"));
   }
   capture->set(cv::CAP_PROP_ORIENTATION_AUTO, 0);
-  return CVIS_OK;
+  // A frame is an image like any other: its declared size is held to the same pixel limit.
+  return CheckPixelLimit(path, static_cast<int64_t>(capture->get(cv::CAP_PROP_FRAME_WIDTH)),
+                         static_cast<int64_t>(capture->get(cv::CAP_PROP_FRAME_HEIGHT)));
 }
 
 // The display rotation, clockwise, from OpenCV's reading of the display matrix. OpenCV 4.6 reports

@@ -50,14 +50,10 @@ extern "C" cvis_status cvis_image_decode(const uint8_t* data, size_t size, int32
       return Fail(CVIS_INVALID_ARGUMENT, Str("cvis_image_decode: channels ", channels, ", want 3 or 4"));
     }
     if (data == nullptr || size == 0) return Fail(CVIS_DECODE_ERROR, "empty image data");
-    const cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t*>(data));
+    // Through the capture's decoders: the size the image declares is checked against the pixel
+    // limit first (a texture is as untrusted as a photo), and libpng's messages are kept.
     cv::Mat image;
-    try {
-      image = cv::imdecode(encoded, cv::IMREAD_UNCHANGED);
-    } catch (const cv::Exception& error) {
-      return Fail(CVIS_DECODE_ERROR, Str("not a decodable image (", error.what(), ")"));
-    }
-    if (image.empty()) return Fail(CVIS_DECODE_ERROR, "not a decodable image (PNG, JPEG, ...)");
+    if (cvis_status status = DecodeEncoded(data, size, "embedded image", &image); status != CVIS_OK) return status;
     if (image.depth() == CV_16U) image.convertTo(image, CV_8U, 1.0 / 257.0);
     if (image.depth() != CV_8U) return Fail(CVIS_DECODE_ERROR, "unsupported image depth (want 8 or 16 bits)");
     cv::Mat converted;

@@ -29,6 +29,16 @@ enum CoreDefaults {
         cvis_patch_match_options_default(&o)
         return o
     }()
+    static let decodeLimits: cvis_decode_limits = {
+        var o = cvis_decode_limits()
+        cvis_decode_limits_default(&o)
+        return o
+    }()
+    static let unzipLimits: cvis_unzip_limits = {
+        var o = cvis_unzip_limits()
+        cvis_unzip_limits_default(&o)
+        return o
+    }()
     static let texture: cvis_texture_options = {
         var o = cvis_texture_options()
         cvis_texture_options_default(&o)

@@ -18,13 +18,15 @@ public enum CaptureLoader {
 
     /// Loads a capture from a folder, a `.zip` or a video.
     ///
-    /// A zip is unpacked into `workspace/input` (hostile entries refuse the whole archive, and
-    /// nothing of it stays). The images are those under an `images/` folder when there is one,
-    /// else every image file at any depth outside `masks/`, `__MACOSX/` and dot-folders. A file
-    /// that cannot be used is listed in `rejected` with its reason and the rest go on: one that is
-    /// not a regular file (a named pipe would block the read forever), is empty, truncated, too
-    /// small or undecodable, whose name a COLMAP text model cannot hold, and a zip inside the
-    /// capture (it is not unpacked). How many usable images are enough is the caller's decision.
+    /// A zip is unpacked into `workspace/input`, only what a capture holds and within a cap
+    /// (``CaptureArchive``; hostile entries refuse the whole archive, and nothing of it stays).
+    /// The images are those under an `images/` folder when there is one, else every image file
+    /// at any depth outside `masks/`, `__MACOSX/` and dot-folders. A file that cannot be used is
+    /// listed in `rejected` with its reason and the rest go on: one that is not a regular file (a
+    /// named pipe would block the read forever), is empty, truncated, too small, larger than the
+    /// decode limit (``DecodeLimits``) or undecodable, whose name a COLMAP text model cannot hold,
+    /// and a zip inside the capture (it is not unpacked). How many usable images are enough is
+    /// the caller's decision.
     ///
     /// A video (`.mp4`, `.mov`, `.m4v`), or a folder or zip whose only media are videos, becomes
     /// the keyframes ``VideoFrames`` writes into `workspace/video` (``Capture/video`` says which
@@ -36,12 +38,12 @@ public enum CaptureLoader {
     ///   - progress: (done, total) frames of decoding a video; return false to cancel.
     public static func load(input: URL, workspace: URL, excluding: URL? = nil, keyframes: KeyframeSelection.Options = .init(),
                             progress: ((Int, Int) -> Bool)? = nil) throws -> Capture {
-        let fm = FileManager.default
         var info = stat()
         guard stat(input.path, &info) == 0 else {
             throw PipelineError.invalidInput("\(input.path): no such file or folder")
         }
         var root = input
+        var leftInZip: [String] = []
         let isFile = (info.st_mode & S_IFMT) != S_IFDIR
         let isVideo = isFile && VideoFrames.extensions.contains(input.pathExtension.lowercased())
         let isZip = isFile && !isVideo
@@ -56,20 +58,13 @@ public enum CaptureLoader {
                 throw PipelineError.invalidInput("\(input.path): input must be a folder, a .zip file or a video")
             }
             root = OutputLayout.unpackedInput(in: workspace)
-            try? fm.removeItem(at: root)
-            try fm.createDirectory(at: root, withIntermediateDirectories: true)
-            do {
-                _ = try ZipArchive.extract(input, to: root)
-            } catch let error as CVisionError {
-                // Whatever was unpacked before the refusal goes too.
-                try? fm.removeItem(at: root)
-                let name = input.lastPathComponent
-                throw PipelineError.invalidInput(error.message.hasPrefix(name) ? error.message : "\(name): \(error.message)")
-            }
+            leftInZip = try CaptureArchive.unpack(input, into: root)
         }
         let excluded = excluding.flatMap(FileIdentity.init)
         let imageRoot = findImageRoot(root, excluding: excluded)
-        let files = listImageFiles(under: imageRoot, excluding: excluded)
+        let files = (listImageFiles(under: imageRoot, excluding: excluded)
+                     + entriesLeftInZip(leftInZip, root: root, imageRoot: imageRoot))
+            .sorted { $0.0 < $1.0 }
         let videos = files.filter { VideoFrames.extensions.contains($0.1.pathExtension.lowercased()) }
         if !videos.isEmpty, videos.count == files.count {
             return try loadVideos(videos.map { (name: $0.0, url: $0.1) }, workspace: workspace, keyframes: keyframes, progress: progress)
@@ -193,6 +188,8 @@ public enum CaptureLoader {
                 return .failure(Rejection(message:
                     "too small (\(size.width)x\(size.height) px, need at least \(minimumSide) px on each side)"))
             }
+            // Above the decode limit (``DecodeLimits``): refused here, by the decoders' own check.
+            try DecodeLimits.checkDecodable(url)
             let exif = (try? ImageMetadata.read(from: url)) ?? ImageMetadata.empty
             return .success((size.width, size.height, exif))
         } catch let error as CVisionError {

@@ -12,6 +12,12 @@ public enum MaskSource: Sendable, Equatable {
     /// One PNG per image in this folder.
     case directory(URL)
 
+    /// The largest value a rectangle's x, y, width or height may have: 2^24 px. No image has a
+    /// longer side (at the largest decode limit, 1000 MP, an image 64 px high is 15.6 M px wide),
+    /// and x + width stays an exact whole number even in a float. Anything larger is a typo or a
+    /// hostile file, not a rectangle in pixels.
+    public static let maxRectangleValue = Double(1 << 24)
+
     /// Reads `--mask PATH`: a folder of PNGs or a JSON file with a rectangle.
     /// - Throws: ``PipelineError/invalidInput(_:)`` naming the file and what is wrong with it.
     public static func load(_ url: URL) throws -> MaskSource {
@@ -29,10 +35,15 @@ public enum MaskSource: Sendable, Equatable {
             throw PipelineError.invalidInput("\(url.path): not a JSON object (want {\"rect\": {\"x\", \"y\", \"width\", \"height\"}})")
         }
         let rect = (object["rect"] as? [String: Any]) ?? object
-        let values = ["x", "y", "width", "height"].map { (rect[$0] as? NSNumber)?.doubleValue }
+        let fields = ["x", "y", "width", "height"]
+        let values = fields.map { (rect[$0] as? NSNumber)?.doubleValue }
         guard let x = values[0], let y = values[1], let width = values[2], let height = values[3],
               [x, y, width, height].allSatisfy(\.isFinite) else {
             throw PipelineError.invalidInput("\(url.path): rect needs numbers x, y, width and height")
+        }
+        for (field, value) in zip(fields, [x, y, width, height]) where abs(value) > maxRectangleValue {
+            throw PipelineError.invalidInput("\(url.path): rect.\(field) \(String(format: "%.0f", value)) is beyond "
+                                             + "\(Int(maxRectangleValue)) px (the rectangle is in image pixels; no image is that large)")
         }
         guard width >= 1, height >= 1, x >= 0, y >= 0 else {
             throw PipelineError.invalidInput("\(url.path): rect \(Int(x)),\(Int(y)) \(Int(width))x\(Int(height)) is empty or negative")
@@ -85,13 +96,18 @@ public enum MaskSource: Sendable, Equatable {
         return CGRect(x: x, y: y, width: width, height: height)
     }
 
-    /// Checks the source against the capture: a rectangle must overlap every image.
+    /// Checks the source against the capture: a rectangle must overlap some image. One that
+    /// misses every image is the mask's mistake and fails the run; one that misses only some
+    /// (a capture of several sizes) rejects those images when their features are extracted,
+    /// with a reason naming the rectangle, and is clipped to the others.
     public func validate(against capture: Capture) throws {
-        guard let rect = keepRect else { return }
-        for image in capture.images
-            where rect.minX >= Double(image.width) || rect.minY >= Double(image.height) {
+        guard let rect = keepRect, !capture.images.isEmpty else { return }
+        let misses = { (image: CaptureImage) in rect.minX >= Double(image.width) || rect.minY >= Double(image.height) }
+        if let image = capture.images.first, capture.images.allSatisfy(misses) {
+            let sizes = Set(capture.images.map { "\($0.width)x\($0.height)" }).sorted()
             throw PipelineError.invalidInput(
-                "mask rectangle \(Int(rect.minX)),\(Int(rect.minY)) \(Int(rect.width))x\(Int(rect.height)) lies outside \(image.name) (\(image.width)x\(image.height))")
+                "mask rectangle \(Int(rect.minX)),\(Int(rect.minY)) \(Int(rect.width))x\(Int(rect.height)) lies outside every image "
+                + (sizes.count == 1 ? "(\(sizes[0]))" : "(\(image.name) is \(image.width)x\(image.height))"))
         }
     }
 

@@ -51,9 +51,14 @@ enum VideoFrames {
                                           to: names.map { folder.appendingPathComponent($0) }, quality: jpegQuality)
             }
             let duration = measures.last!.time + (info.fps > 0 ? 1 / info.fps : 0)
+            // The core decodes until a frame fails, so a file cut short gives fewer frames than its
+            // container declares; the run goes on with them, and says so.
+            let warning = VideoSummary.Source.truncationWarning(file: name, decoded: measures.count,
+                                                                declared: info.frameCountEstimate)
             summary.sources.append(VideoSummary.Source(
                 file: name, codec: info.codec, width: info.width, height: info.height, fps: info.fps,
                 rotationDeg: info.rotationDegrees, durationSeconds: duration, framesDecoded: measures.count,
+                framesDeclared: info.frameCountEstimate, truncated: warning != nil, warning: warning,
                 motionStep: selection.step, totalMotion: selection.totalMotion, keyframes: selection.keyframes.count,
                 blurredFrames: selection.blurredFrames))
             for (keyframe, image) in zip(selection.keyframes, names) {

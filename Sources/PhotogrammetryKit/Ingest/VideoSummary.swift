@@ -17,6 +17,14 @@ public struct VideoSummary: Codable, Sendable, Equatable {
         public var rotationDeg: Int
         public var durationSeconds: Double
         public var framesDecoded: Int
+        /// Frames the container declares (0 when it declares none).
+        public var framesDeclared: Int
+        /// Decoding stopped before the declared frames (a truncated or corrupt file): the
+        /// keyframes come from the frames decoded, and ``warning`` says so.
+        public var truncated: Bool
+        /// What a person should know about this video ("clip.mp4: decoding stopped at frame 10 of
+        /// 36 declared ..."); nil when nothing.
+        public var warning: String?
         /// Motion between keyframes (fraction of the longer side) and the whole video's.
         public var motionStep: Double
         public var totalMotion: Double
@@ -24,9 +32,18 @@ public struct VideoSummary: Codable, Sendable, Equatable {
         /// Frames below the blur ratio of the local median sharpness: never keyframes.
         public var blurredFrames: [Int]
 
+        /// The warning for a video whose decoding stopped at `decoded` of `declared` frames, or
+        /// nil when it decoded them all (or declares no count).
+        static func truncationWarning(file: String, decoded: Int, declared: Int) -> String? {
+            guard decoded < declared else { return nil }
+            return "\(file): decoding stopped at frame \(decoded) of \(declared) declared (truncated or corrupt file); "
+                + "using the \(decoded) decoded frames"
+        }
+
         enum CodingKeys: String, CodingKey {
             case file, codec, width, height, fps, rotationDeg = "rotation_deg", durationSeconds = "duration_s"
-            case framesDecoded = "frames_decoded", motionStep = "motion_step", totalMotion = "total_motion"
+            case framesDecoded = "frames_decoded", framesDeclared = "frames_declared", truncated, warning
+            case motionStep = "motion_step", totalMotion = "total_motion"
             case keyframes, blurredFrames = "blurred_frames"
         }
     }

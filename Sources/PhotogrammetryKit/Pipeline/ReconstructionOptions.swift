@@ -46,6 +46,8 @@ public struct ReconstructionOptions: Sendable {
     public var texture = TextureOptions()
     /// Stop after the dense cloud: no surface, no texture, no model files. Default false.
     public var noMesh = false
+    /// The largest image decoded (`--max-megapixels`), for the whole run. Default the core's.
+    public var decodeLimits = DecodeLimits()
 
     public init() {}
 
@@ -54,6 +56,7 @@ public struct ReconstructionOptions: Sendable {
         guard numThreads >= 1 && numThreads <= 256 else {
             throw PipelineError.invalidOption("--threads must be between 1 and 256")
         }
+        try decodeLimits.validate()
         try ingestStage.validate()
         try featureStage.validate()
         try matchingStage.validate()

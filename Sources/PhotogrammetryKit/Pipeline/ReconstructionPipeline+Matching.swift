@@ -77,6 +77,7 @@ extension ReconstructionPipeline {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try writeAtomically(try encoder.encode(summary), to: layout.matches)
+        CaptureLoader.removeUnpackedInput(workspace: workDirectory)
         return summary
     }
 

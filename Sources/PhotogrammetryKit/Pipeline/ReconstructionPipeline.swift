@@ -71,6 +71,8 @@ public final class ReconstructionPipeline {
         try run(ReportStage(options: .init(complete: dense == nil && mesh == nil)))  // 10. report.html, report.json
         if let dense { throw reporting(dense, as: DenseStage.name) }
         if let mesh { throw reporting(mesh, as: meshStage) }
+        // The report's thumbnails were the last read of the images: a zip's unpacked copy goes.
+        CaptureLoader.removeUnpackedInput(workspace: workDirectory)
         return scene.report
     }
 
@@ -78,6 +80,8 @@ public final class ReconstructionPipeline {
     /// report, starts the report.
     func start() throws {
         try options.validate()
+        // Every decode of the run, in every stage, is held to the run's limit.
+        try options.decodeLimits.apply()
         try OutputFolder.refuseOverlap(input: input, output: layout.root)
         try OutputFolder.prepare(layout)
         Leftovers.remove(in: layout)

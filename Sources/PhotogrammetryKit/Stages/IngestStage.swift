@@ -91,6 +91,7 @@ public struct IngestStage: ReconstructionStage {
             context.progress?.event(.videoKeyframes, "\(source.file): \(source.framesDecoded) frames decoded (\(source.codec), "
                 + "\(source.width)x\(source.height), rotated \(source.rotationDeg)°), \(source.keyframes) keyframes, "
                 + "\(source.blurredFrames.count) frames blurred")
+            if let warning = source.warning { context.progress?.event(.videoKeyframes, warning) }
         }
         for rejected in capture.rejected {
             context.progress?.event(.imageRejected, "rejected \(rejected.name): \(rejected.reason)", subject: rejected.name)

@@ -31,6 +31,8 @@ extension MeshTexturing {
         options.priors = .given(priors)
         options.mask = mask
         options.numThreads = threads
+        // The limit the caller set for its own decoding (`texture --max-megapixels`).
+        options.decodeLimits = DecodeLimits.current
         let layout = OutputLayout(output: workspace)
         _ = try ReconstructionPipeline(input: input, layout: layout, options: options, progress: progress).run()
         let model = try Reconstruction.readColmapText(from: layout.sparse())

@@ -39,6 +39,68 @@ enum BadInputs {
         try TestPNG.writeGrey([128], width: 1, height: 1, to: url)
     }
 
+    /// Writes a complete JPEG of a good image (640 x 480, about 40 KB) whose start-of-frame
+    /// header claims `width` x `height`: a decompression bomb (libjpeg would allocate the claimed
+    /// size and fill what the data do not cover with grey).
+    static func writeHeaderBombJPEG(to url: URL, width: Int = 30000, height: Int = 30000) throws {
+        var bytes = [UInt8](try jpeg())
+        var i = 2
+        while i + 9 < bytes.count {
+            let marker = bytes[i + 1], length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
+                bytes[i + 5] = UInt8(height >> 8)
+                bytes[i + 6] = UInt8(height & 0xFF)
+                bytes[i + 7] = UInt8(width >> 8)
+                bytes[i + 8] = UInt8(width & 0xFF)
+                return try Data(bytes).write(to: url)
+            }
+            i += 2 + length
+        }
+        throw CVisionError(code: .internalError, message: "no start-of-frame in the test JPEG")
+    }
+
+    /// Writes a real, all-grey RGB PNG of `width` x `height` (30000² is 2.7 GB of pixels in a
+    /// 3.2 MB file). Each row is deflated on its own behind a full flush, which empties the
+    /// compressor's window, so the same bytes encode every row and writing takes a second.
+    static func writeHugePNG(to url: URL, width: Int = 30000, height: Int = 30000) throws {
+        try runBridgeTestPython("""
+            import struct, sys, zlib
+            path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+            row = b'\\x00' + b'\\x80' * (3 * w)
+            c = zlib.compressobj(9)
+            segment = c.compress(row) + c.flush(zlib.Z_FULL_FLUSH)
+            adler = 1
+            for _ in range(h):
+                adler = zlib.adler32(row, adler)
+            def chunk(kind, data):
+                return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+            idat = segment[:2] + segment[2:] * h + b'\\x03\\x00' + struct.pack('>I', adler)
+            with open(path, 'wb') as f:
+                f.write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)))
+                f.write(chunk(b'IDAT', idat) + chunk(b'IEND', b''))
+            """, arguments: [url.path, "\(width)", "\(height)"])
+    }
+
+    /// Writes a JPEG whose scan stops halfway but which ends with its end-of-image marker: whole
+    /// to a walk of its markers, damaged to libjpeg ("Corrupt JPEG data: premature end of data
+    /// segment", the lower half grey).
+    static func writeDamagedJPEG(to url: URL) throws {
+        let data = try jpeg()
+        try (data.prefix(data.count / 2) + Data([0xFF, 0xD9])).write(to: url)
+    }
+
+    /// Writes a good image as PNG with one bit of its image data flipped: its chunks are whole,
+    /// libpng refuses it ("IDAT: CRC error").
+    static func writeCRCErrorPNG(to url: URL) throws {
+        var bytes = [UInt8](try Data(contentsOf: goodImages.appendingPathComponent("templeR0013.png")))
+        let idat = [UInt8]("IDAT".utf8)
+        guard let at = (8..<(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == idat }) else {
+            throw CVisionError(code: .internalError, message: "no IDAT in the test PNG")
+        }
+        bytes[at + 100] ^= 0x01
+        try Data(bytes).write(to: url)
+    }
+
     /// Creates a named pipe (which blocks whoever opens it for reading until a writer comes).
     static func makeFIFO(at url: URL) throws {
         guard mkfifo(url.path, 0o644) == 0 else {

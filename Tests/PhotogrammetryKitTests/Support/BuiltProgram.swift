@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import PhotogrammetryKit
 
 /// The built `photogrammetry` executable, run as a user runs it (swift-argument-parser's own
@@ -83,6 +86,48 @@ enum BuiltProgram {
                            standardOutput: try String(contentsOf: out, encoding: .utf8),
                            standardError: try String(contentsOf: err, encoding: .utf8))
         }
+    }
+
+    /// Runs the program with `arguments` as a child of this process and waits for it with
+    /// `wait4`, which hands back the child's own peak memory (`ru_maxrss`): Foundation's Process
+    /// reaps its children itself and keeps that figure. Returns the outcome and the peak in bytes;
+    /// a run that outlives `timeout` is killed and fails the test.
+    static func runMeasuringMemory(_ arguments: [String], timeout: TimeInterval = 120, logs: URL,
+                                   file: StaticString = #filePath, line: UInt = #line) throws -> (Outcome, Int) {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw CVisionError(code: .ioError, message: "no executable at \(executable.path): swift build first")
+        }
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        let out = logs.appendingPathComponent("stdout-\(UUID().uuidString)")
+        let err = logs.appendingPathComponent("stderr-\(UUID().uuidString)")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw CVisionError(code: .ioError, message: "posix_spawn failed: \(spawned)") }
+        var status: Int32 = 0
+        var usage = rusage()
+        let deadline = Date().addingTimeInterval(timeout)
+        while wait4(pid, &status, WNOHANG, &usage) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                _ = wait4(pid, &status, 0, &usage)
+                XCTFail("photogrammetry \(arguments.joined(separator: " ")) still ran after \(Int(timeout)) s", file: file, line: line)
+                break
+            }
+            usleep(50_000)
+        }
+        // Exited: the code in bits 8-15; killed by a signal: 128 + the signal, as a shell says it.
+        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let outcome = Outcome(status: code, standardOutput: try String(contentsOf: out, encoding: .utf8),
+                              standardError: try String(contentsOf: err, encoding: .utf8))
+        return (outcome, Int(usage.ru_maxrss) * 1024)  // kilobytes on Linux
     }
 
     /// Runs the program with `arguments` and waits for it.

@@ -157,7 +157,7 @@ extension CaptureLoader {
     /// texturing) is done: it can be as large as the zip's images, and a rerun unpacks it again
     /// (the same bytes, so every checkpoint keyed by content still applies). No-op for a folder.
     public static func removeUnpackedInput(workspace: URL) {
-        try? FileManager.default.removeItem(at: OutputLayout.unpackedInput(in: workspace))
+        OutputFolder.removeOwned(OutputLayout.unpackedInput(in: workspace))
     }
 
     /// The entries a zip kept that the loader names (``CaptureArchive/Plan/named``), as (name,

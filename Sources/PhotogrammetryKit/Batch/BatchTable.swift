@@ -30,15 +30,17 @@ public enum BatchTable {
         }.joined(separator: "\n")
     }
 
-    /// "5 ok (3 skipped, finished before), 1 failed, 1 interrupted": how many of each status, in a fixed
-    /// order, zeros left out; of the ok ones, how many the run found finished and skipped.
+    /// "5 ok (3 skipped, finished before), 1 failed, 1 interrupted": how many of each status, in
+    /// a fixed order, zeros left out; of the ok ones, how many the run found finished and skipped.
     public static func counts(_ entries: [BatchRecord.Entry]) -> String {
         let order = ["ok", "skipped", "failed", "interrupted", "running", "pending", "missing"]
         var tally: [String: Int] = [:]
         for entry in entries { tally[entry.status, default: 0] += 1 }
         let finishedBefore = entries.filter { $0.status == "ok" && $0.finishedBefore }.count
         let known = order.compactMap { status in
-            tally[status].map { "\($0) \(status)" + (status == "ok" && finishedBefore > 0 ? " (\(finishedBefore) skipped, finished before)" : "") }
+            tally[status].map { count in
+                "\(count) \(status)" + (status == "ok" && finishedBefore > 0 ? " (\(finishedBefore) skipped, finished before)" : "")
+            }
         }
         let others = tally.keys.filter { !order.contains($0) }.sorted().map { "\(tally[$0]!) \($0)" }
         let parts = known + others

@@ -43,7 +43,10 @@ enum BatchCommand {
             print(planText(runner))
             return
         }
-        let record = try runner.run()
+        // A signal stops the running child and is recorded before the process ends (130 or 143),
+        // so that no child outlives the batch and the record does not say "running".
+        Interruption.advice = "\(runner.recordURL.path) says where it stopped; run the same command again to finish the batch"
+        let record = try Interruption.deferring({ runner.interrupt($0) }) { try runner.run() }
         // Standard output carries the JSON lines with --progress json; the table goes beside them.
         let table = BatchTable.text(record.captures)
         if mode == .json {
@@ -54,9 +57,12 @@ enum BatchCommand {
         }
         // The table before the error line, also when standard output is a file.
         fflush(stdout)
-        let failed = record.captures.filter { $0.status == "failed" }
+        // A capture interrupted on its own (its child signalled, not the batch) is not done either.
+        let failed = record.captures.filter { $0.status == "failed" || $0.status == "interrupted" }
         if !failed.isEmpty {
-            throw CapturesFailed(description: "\(failed.count) of \(record.captures.count) captures failed ("
+            let interrupted = failed.filter { $0.status == "interrupted" }.count
+            let verb = interrupted == 0 ? "failed" : interrupted == failed.count ? "were interrupted" : "failed or were interrupted"
+            throw CapturesFailed(description: "\(failed.count) of \(record.captures.count) captures \(verb) ("
                                  + failed.map(\.name).joined(separator: ", ") + "); see \(runner.recordURL.path)")
         }
     }

@@ -24,7 +24,14 @@ enum DiagnoseCommand {
         // link planted in /tmp cannot redirect it) that goes when done.
         let keep = try parsed["output"].map { try PipelineArguments.path($0, "--output", kind: PipelineArguments.outputKind) }
         let output = try keep ?? TemporaryFolder.make(prefix: "photogrammetry-diagnose-")
-        defer { if keep == nil { try? FileManager.default.removeItem(at: output) } }
+        // The temporary folder goes on SIGINT and SIGTERM too; a kept one is resumed by a rerun.
+        let removal = keep == nil ? Interruption.register { removeWhileWrittenTo(output) } : nil
+        Interruption.advice = keep == nil ? "its temporary folder was removed (--output DIR keeps one for a rerun to resume from)"
+            : "run the same command again to resume from the checkpoints"
+        defer {
+            if keep == nil { try? FileManager.default.removeItem(at: output) }
+            if let removal { Interruption.unregister(removal) }
+        }
 
         let pipeline = ReconstructionPipeline(input: input, output: output, options: options,
                                               progress: ProgressPrinter(mode: mode))
@@ -41,6 +48,14 @@ enum DiagnoseCommand {
         } else {
             print(ReportSummary.text(report))
             if let keep { print("report: \(OutputLayout(folder: keep).reportHTML.path)") }
+        }
+    }
+
+    /// Removes `folder` while the interrupted run may still be writing into it: a file made
+    /// during the removal fails it (the folder is not empty), so it is tried again.
+    static func removeWhileWrittenTo(_ folder: URL) {
+        for _ in 0..<5 where FileManager.default.fileExists(atPath: folder.path) {
+            try? FileManager.default.removeItem(at: folder)
         }
     }
 }

@@ -43,6 +43,13 @@ guard let command = arguments.first else {
 }
 arguments.removeFirst()
 
+// SIGINT and SIGTERM end every command alike: its cleanups, one line, exit 130 or 143. Commands
+// whose every file is written under a temporary name and renamed resume where they stopped.
+Interruption.install()
+if command == "reconstruct" || command == "match" {
+    Interruption.advice = "run the same command again to resume from the checkpoints"
+}
+
 do {
     switch command {
     case "reconstruct": try ReconstructCommand.run(arguments)

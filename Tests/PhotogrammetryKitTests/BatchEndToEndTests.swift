@@ -123,12 +123,16 @@ final class BatchEndToEndTests: XCTestCase {
         XCTAssertEqual(captures(secondEvents, .captureSkipped), Self.good.keys.sorted())
         XCTAssertEqual(captures(secondEvents, .captureStarted), ["broken-2", "corrupt-zip"])
         XCTAssertLessThan(secondSeconds, firstSeconds / 2, "a rerun does not reconstruct again")
+        var foundDone: [String] = []
         for i in 0..<3 {
             for entry in try BatchRecord.load(out.appendingPathComponent("batch-shard-\(i)-of-3.json")).captures
-            where entry.status == "skipped" {
+            where entry.finishedBefore {
+                XCTAssertEqual(entry.status, "ok", "\(entry.name): done once, counted as done")
                 XCTAssertGreaterThan(entry.seconds ?? 0, 0.5, "\(entry.name): the time its outputs took, from its report")
+                foundDone.append(entry.name)
             }
         }
+        XCTAssertEqual(foundDone.sorted(), Self.good.keys.sorted(), "the finished captures, each marked as found done")
 
         // 3. One table of all shards.
         let summary = try BuiltProgram.run(["batch-summary", out.path], logs: logs)
@@ -137,9 +141,11 @@ final class BatchEndToEndTests: XCTestCase {
                                             + "see \(out.path)/batch-summary.json"])
         let rows = summary.outputLines.dropFirst().prefix(7).map { $0.split(separator: " ").prefix(3).map(String.init) }
         XCTAssertEqual(rows.map { $0[0] }, Self.names)
-        XCTAssertEqual(rows.map { $0[1] }, ["failed", "failed", "skipped", "skipped", "skipped", "skipped", "skipped"])
+        XCTAssertEqual(rows.map { $0[1] }, ["failed", "failed", "ok", "ok", "ok", "ok", "ok"])
         XCTAssertEqual(rows.map { $0[2] }, ["0/2", "-", "12/12", "8/8", "12/12", "12/12", "12/12"])
-        XCTAssertTrue(summary.standardOutput.contains("7 captures: 5 skipped, 2 failed (from batch-shard-0-of-3.json, "
+        XCTAssertEqual(summary.outputLines.dropFirst().prefix(7).map { $0.hasSuffix("skipped: finished before with the same options") },
+                       [false, false, true, true, true, true, true])
+        XCTAssertTrue(summary.standardOutput.contains("7 captures: 5 ok (5 skipped, finished before), 2 failed (from batch-shard-0-of-3.json, "
                                                       + "batch-shard-1-of-3.json, batch-shard-2-of-3.json)"), summary.standardOutput)
         let merged = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("batch-summary.json")))
             as? [String: Any])
@@ -147,6 +153,8 @@ final class BatchEndToEndTests: XCTestCase {
         let counts = try XCTUnwrap(merged["counts"] as? [String: Int])
         XCTAssertEqual(counts["missing"], 0)
         XCTAssertEqual(counts["twice"], 0)
+        XCTAssertEqual(counts["ok"], 5)
+        XCTAssertEqual(counts["finished_before"], 5)
         print(String(format: "batch of 7 in 3 shards: %.1f s, rerun %.1f s", firstSeconds, secondSeconds))
     }
 

@@ -62,7 +62,7 @@ final class BatchSummaryTests: XCTestCase {
         // The JSON has every row's keys.
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: summary.jsonData()) as? [String: Any])
         let first = try XCTUnwrap((json["captures"] as? [[String: Any]])?.first)
-        XCTAssertEqual(Set(first.keys), ["index", "name", "input", "output", "status", "images_registered", "images_total",
+        XCTAssertEqual(Set(first.keys), ["index", "name", "input", "output", "status", "finished_before", "images_registered", "images_total",
                                          "capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "seconds", "error",
                                          "files", "flag"])
     }

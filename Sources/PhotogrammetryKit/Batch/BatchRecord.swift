@@ -12,8 +12,13 @@ public struct BatchRecord: Codable, Sendable {
         public var input: String
         /// The capture's output folder, absolute.
         public var output: String
-        /// "ok", "failed", "skipped" (finished before with the same options), "running", "pending".
+        /// "ok", "failed", "interrupted" (a signal stopped it: not finished, a rerun runs it
+        /// again from its checkpoints), "running", "pending"; "skipped" in records written before
+        /// ``finishedBefore`` (now "ok").
         public var status: String
+        /// Whether this run left it alone because it had finished before with the same options
+        /// (status "ok"): a rerun's record tells which captures it reconstructed and which it found done.
+        public var finishedBefore = false
         public var imagesRegistered: Int?
         public var imagesTotal: Int?
         public var captureKind: String?
@@ -30,9 +35,28 @@ public struct BatchRecord: Codable, Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case index, name, input, output, status, imagesRegistered = "images_registered", imagesTotal = "images_total"
+            case index, name, input, output, status, finishedBefore = "finished_before"
+            case imagesRegistered = "images_registered", imagesTotal = "images_total"
             case captureKind = "capture_kind", azimuthCoverageDeg = "azimuth_coverage_deg"
             case elevationSpreadDeg = "elevation_spread_deg", seconds, error
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            index = try c.decode(Int.self, forKey: .index)
+            name = try c.decode(String.self, forKey: .name)
+            input = try c.decode(String.self, forKey: .input)
+            output = try c.decode(String.self, forKey: .output)
+            status = try c.decode(String.self, forKey: .status)
+            // Records written before the field have none.
+            finishedBefore = try c.decodeIfPresent(Bool.self, forKey: .finishedBefore) ?? false
+            imagesRegistered = try c.decodeIfPresent(Int.self, forKey: .imagesRegistered)
+            imagesTotal = try c.decodeIfPresent(Int.self, forKey: .imagesTotal)
+            captureKind = try c.decodeIfPresent(String.self, forKey: .captureKind)
+            azimuthCoverageDeg = try c.decodeIfPresent(Double.self, forKey: .azimuthCoverageDeg)
+            elevationSpreadDeg = try c.decodeIfPresent(Double.self, forKey: .elevationSpreadDeg)
+            seconds = try c.decodeIfPresent(Double.self, forKey: .seconds)
+            error = try c.decodeIfPresent(String.self, forKey: .error)
         }
 
         // Every key written, null when unknown: a reader can rely on the keys.
@@ -43,6 +67,7 @@ public struct BatchRecord: Codable, Sendable {
             try c.encode(input, forKey: .input)
             try c.encode(output, forKey: .output)
             try c.encode(status, forKey: .status)
+            try c.encode(finishedBefore, forKey: .finishedBefore)
             try c.encode(imagesRegistered, forKey: .imagesRegistered)
             try c.encode(imagesTotal, forKey: .imagesTotal)
             try c.encode(captureKind, forKey: .captureKind)
@@ -75,13 +100,24 @@ public struct BatchRecord: Codable, Sendable {
     public var batchCaptures: [String]
     /// ISO 8601, UTC.
     public var startedAt: String
+    /// When the process stopped, done or interrupted; nil while it runs (or if it was killed).
     public var finishedAt: String?
+    /// The signal that stopped the process ("SIGTERM"), nil when it ran to the end: its capture
+    /// then is "interrupted" and those after it "pending".
+    public var interruptedBy: String?
     /// This process's captures (its shard's), in batch order.
     public var captures: [Entry]
 
+    public init(input: String, shard: Shard?, options: String, optionsFingerprint: String, batchCaptures: [String],
+                startedAt: String, finishedAt: String?, interruptedBy: String? = nil, captures: [Entry]) {
+        (self.input, self.shard, self.options, self.optionsFingerprint) = (input, shard, options, optionsFingerprint)
+        (self.batchCaptures, self.startedAt, self.finishedAt) = (batchCaptures, startedAt, finishedAt)
+        (self.interruptedBy, self.captures) = (interruptedBy, captures)
+    }
+
     enum CodingKeys: String, CodingKey {
         case version, input, shard, options, optionsFingerprint = "options_fingerprint", batchCaptures = "batch_captures"
-        case startedAt = "started_at", finishedAt = "finished_at", captures
+        case startedAt = "started_at", finishedAt = "finished_at", interruptedBy = "interrupted_by", captures
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -94,6 +130,7 @@ public struct BatchRecord: Codable, Sendable {
         try c.encode(batchCaptures, forKey: .batchCaptures)
         try c.encode(startedAt, forKey: .startedAt)
         try c.encode(finishedAt, forKey: .finishedAt)
+        try c.encode(interruptedBy, forKey: .interruptedBy)
         try c.encode(captures, forKey: .captures)
     }
 

@@ -1,12 +1,18 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `photogrammetry batch`: the captures of one shard (or of the whole batch), one after another,
 /// each in its own folder under OUT_ROOT and its own child process, recorded as they go.
 ///
 /// A capture whose folder holds a complete `report.json` of the same input and options
 /// (``ReconstructionOptions/fingerprint``) is skipped; any other is run again from its
-/// checkpoints. One failure never stops the others.
-public final class BatchRunner {
+/// checkpoints. One failure never stops the others; a signal (``interrupt(_:)``) stops them all.
+public final class BatchRunner: @unchecked Sendable {
     /// What one capture of the shard will be, before anything runs (`--dry-run`).
     public struct Plan: Sendable {
         public var capture: BatchCapture
@@ -30,6 +36,10 @@ public final class BatchRunner {
     private let lock = NSLock()
     /// The capture whose child is running, which JSON lines are tagged with.
     private var currentCapture: String?
+    /// The process id of the running child, which ``interrupt(_:)`` signals.
+    private var child: Int32?
+    /// The signal that stopped this run, once ``interrupt(_:)`` has been called.
+    private var interruption: Int32?
 
     /// - Parameter captures: every capture of the batch (all shards), sorted, from ``BatchCapture/discover(_:)``.
     public init(listOrDirectory: URL, captures: [BatchCapture], shard: Shard?, outRoot: URL, options: ReconstructionOptions,
@@ -76,8 +86,26 @@ public final class BatchRunner {
         return report
     }
 
+    /// Stops the run on `signal` (SIGINT or SIGTERM, from ``Interruption/deferring(_:_:)``):
+    /// the running child is sent the same signal and ends (its checkpoints kept), ``run()``
+    /// records its capture "interrupted", starts no other, writes the record and returns.
+    /// Safe from any thread; a repeated signal is sent on again.
+    public func interrupt(_ signal: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        if interruption == nil { interruption = signal }
+        if let child { kill(child, signal) }
+    }
+
+    /// The signal that stopped the run, nil while it goes on.
+    private var interruptedBy: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        return interruption
+    }
+
     /// Runs the shard's captures and returns the record, also written to ``recordURL`` after
-    /// each capture starts and ends.
+    /// each capture starts and ends, and when a signal stops the run (``interrupt(_:)``).
     public func run() throws -> BatchRecord {
         try OutputFolder.prepare(outRoot, work: nil, role: "OUT_ROOT")
         let printer = ProgressPrinter(mode: mode) { [weak self] line in self?.relay(line, fromChild: false) }
@@ -91,11 +119,14 @@ public final class BatchRunner {
         try writeAtomically(record.jsonData(), to: recordURL)
         let mine = shardCaptures
         for (position, capture) in mine.enumerated() {
+            if interruptedBy != nil { break }
             let ordinal = "\(position + 1) of \(mine.count)"
             let start = DispatchTime.now()
             var entry = record.captures[position]
             if let report = finishedReport(capture) {
-                entry.status = "skipped"
+                // Done, once: counted as ok, with the fact that this run found it done.
+                entry.status = "ok"
+                entry.finishedBefore = true
                 entry.take(report: report)
                 // What making it took (its report's stage times), not the check: a summary after
                 // a rerun still tells what each capture costs.
@@ -131,7 +162,16 @@ public final class BatchRunner {
                let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
                 entry.take(report: report)
             }
-            if let failure = outcome.failure {
+            if !outcome.succeeded, let signal = interruptedBy.map(Interruption.name(of:)) ?? outcome.interruption {
+                // Not finished: a rerun runs it again, from the checkpoints it wrote.
+                entry.status = "interrupted"
+                entry.error = "interrupted by \(signal)"
+                // A signal to the batch is told in its own one line; one to the child alone is
+                // told here, and the batch goes on.
+                if interruptedBy == nil {
+                    printer.event(.captureFailed, "\(capture.name) (\(ordinal)): interrupted by \(signal)", subject: capture.name)
+                }
+            } else if let failure = outcome.failure {
                 entry.status = "failed"
                 entry.error = failure
                 printer.event(.captureFailed, "\(capture.name) (\(ordinal)): failed: \(failure)", subject: capture.name)
@@ -145,9 +185,17 @@ public final class BatchRunner {
             try writeAtomically(record.jsonData(), to: recordURL)
         }
         record.finishedAt = BatchRecord.timestamp()
+        record.interruptedBy = interruptedBy.map(Interruption.name(of:))
         try writeAtomically(record.jsonData(), to: recordURL)
         let counts = BatchTable.counts(record.captures)
-        printer.event(.batchFinished, "batch: " + counts + " (\(recordURL.path))")
+        if let signal = record.interruptedBy {
+            // People get the interruption's one line; the JSON stream still gets its end.
+            if mode == .json {
+                printer.event(.batchFinished, "batch: interrupted by \(signal): " + counts + " (\(recordURL.path))")
+            }
+        } else {
+            printer.event(.batchFinished, "batch: " + counts + " (\(recordURL.path))")
+        }
         return record
     }
 
@@ -165,7 +213,16 @@ public final class BatchRunner {
         }
         return try CaptureProcess.run(executable: executable, arguments: arguments,
                                       standardOutputLine: mode == .json ? { [weak self] in self?.relay($0, fromChild: true) } : nil,
-                                      forwardStandardError: mode == .tty)
+                                      forwardStandardError: mode == .tty) { [weak self] pid in self?.track(child: pid) }
+    }
+
+    /// Keeps the running child's process id for ``interrupt(_:)``; a signal that came while it
+    /// was starting is sent on at once.
+    private func track(child pid: Int32?) {
+        lock.lock()
+        defer { lock.unlock() }
+        child = pid
+        if let pid, let interruption { kill(pid, interruption) }
     }
 
     /// Writes one JSON line with the capture it belongs to as `capture` (null for the batch's

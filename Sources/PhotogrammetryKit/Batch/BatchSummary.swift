@@ -8,12 +8,14 @@ import Foundation
 /// process ran (a shard that never started, another N in one of the runs) is found and flagged
 /// "missing"; a capture in two files (two runs with different shardings) is flagged too.
 public struct BatchSummary: Encodable, Sendable {
-    /// One capture: its best entry (ok over skipped over failed over unfinished) and where it was found.
+    /// One capture: its best entry (ok over skipped over failed over interrupted over unfinished)
+    /// and where it was found.
     public struct Row: Encodable, Sendable {
         public var entry: BatchRecord.Entry
         /// The record files that list it.
         public var files: [String]
-        /// Why the row needs a look: missing, in two files, unfinished; nil when it does not.
+        /// Why the row needs a look: missing, in two files, unfinished (interrupted, or its
+        /// process stopped before it); nil when it does not.
         public var flag: String?
 
         enum CodingKeys: String, CodingKey { case files, flag }
@@ -30,8 +32,9 @@ public struct BatchSummary: Encodable, Sendable {
     public var files: [String]
     /// How many captures the batch has, all shards.
     public var capturesInBatch: Int
-    /// Rows per status (ok, skipped, failed, running, pending, missing), and `twice`: captures in
-    /// more than one file.
+    /// Rows per status (ok, skipped, failed, interrupted, running, pending, missing); `twice`:
+    /// captures in more than one file; `finished_before`: ok rows whose run found them finished
+    /// and skipped them (so ok counts every capture done, each once).
     public var counts: [String: Int]
     /// Files that cannot be read, or that disagree on the batch (its captures, its options).
     public var warnings: [String]
@@ -97,9 +100,11 @@ public struct BatchSummary: Encodable, Sendable {
                 }
             }
         }
-        var found: [String: [(file: String, entry: BatchRecord.Entry, finishedAt: String)]] = [:]
+        var found: [String: [(file: String, entry: BatchRecord.Entry, finishedAt: String, interruptedBy: String?)]] = [:]
         for (file, record) in records {
-            for entry in record.captures { found[entry.name, default: []].append((file, entry, record.finishedAt ?? "")) }
+            for entry in record.captures {
+                found[entry.name, default: []].append((file, entry, record.finishedAt ?? "", record.interruptedBy))
+            }
         }
         var rows: [Row] = []
         for (position, name) in expected.enumerated() {
@@ -114,20 +119,24 @@ public struct BatchSummary: Encodable, Sendable {
             var flag: String?
             if places.count > 1 {
                 flag = "twice: in " + places.map(\.file).joined(separator: ", ")
+            } else if best.entry.status == "interrupted" {
+                flag = "unfinished: \(best.file) was interrupted in it; run the batch again to finish it"
             } else if best.entry.status == "running" || best.entry.status == "pending" {
-                flag = "unfinished: \(best.file) stopped before it (or is still running)"
+                flag = best.interruptedBy.map { "unfinished: \(best.file) was interrupted by \($0) before it; run the batch again to finish it" }
+                    ?? "unfinished: \(best.file) stopped before it (or is still running)"
             }
             rows.append(Row(entry: best.entry, files: places.map(\.file), flag: flag))
         }
-        var counts: [String: Int] = ["ok": 0, "skipped": 0, "failed": 0, "running": 0, "pending": 0, "missing": 0]
+        var counts: [String: Int] = ["ok": 0, "skipped": 0, "failed": 0, "interrupted": 0, "running": 0, "pending": 0, "missing": 0]
         for row in rows { counts[row.entry.status, default: 0] += 1 }
         counts["twice"] = rows.filter { $0.files.count > 1 }.count
+        counts["finished_before"] = rows.filter { $0.entry.status == "ok" && $0.entry.finishedBefore }.count
         return BatchSummary(files: names, capturesInBatch: expected.count, counts: counts, warnings: warnings, captures: rows)
     }
 
     /// Lower is better.
     private static func rank(_ status: String) -> Int {
-        ["ok": 0, "skipped": 1, "failed": 2, "running": 3, "pending": 4][status] ?? 5
+        ["ok": 0, "skipped": 1, "failed": 2, "interrupted": 3, "running": 4, "pending": 5][status] ?? 6
     }
 
     /// The table, then one line of counts and the warnings.

@@ -23,6 +23,9 @@ public enum CaptureProcess {
         public var errorLine: String?
         /// Its last line of standard error, whatever it was (a crash's message).
         public var lastLine: String?
+        /// The signal its `photogrammetry: interrupted by SIGTERM` line names ("SIGTERM"), when
+        /// a signal stopped it and it said so.
+        public var interruption: String?
 
         /// Whether the capture reconstructed.
         public var succeeded: Bool { exitCode == 0 }
@@ -30,6 +33,7 @@ public enum CaptureProcess {
         /// One line on why it failed, nil when it did not.
         public var failure: String? {
             if succeeded { return nil }
+            if let interruption { return "interrupted by \(interruption)" }
             if let signal {
                 let name = signalName(signal)
                 return "crashed (signal \(signal)\(name.map { ", \($0)" } ?? ""))" + (lastLine.map { ": \($0)" } ?? "")
@@ -43,8 +47,10 @@ public enum CaptureProcess {
     ///   - standardOutputLine: each line the child writes to standard output (JSON progress), or nil to drop them.
     ///   - forwardStandardError: copy the child's standard error to ours as it comes (its terminal
     ///     progress line), besides keeping its last lines.
+    ///   - started: called with the child's process id once it runs (to signal it), and with nil
+    ///     once it has ended, before this returns.
     public static func run(executable: URL, arguments: [String], standardOutputLine: ((String) -> Void)?,
-                           forwardStandardError: Bool) throws -> Outcome {
+                           forwardStandardError: Bool, started: ((Int32?) -> Void)? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -57,6 +63,7 @@ public enum CaptureProcess {
         } catch {
             throw PipelineError.io("cannot start \(executable.path): \(error.localizedDescription)")
         }
+        started?(process.processIdentifier)
         // Both pipes are drained at once, or a child filling one would block forever.
         let group = DispatchGroup()
         let tail = TailBuffer()
@@ -82,6 +89,7 @@ public enum CaptureProcess {
             }
         }
         process.waitUntilExit()
+        started?(nil)
         group.wait()
         var outcome = Outcome()
         if process.terminationReason == .uncaughtSignal {
@@ -93,15 +101,20 @@ public enum CaptureProcess {
         let prefix = "photogrammetry: error: "
         outcome.errorLine = lines.last { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
         outcome.lastLine = lines.last
+        let interrupted = "photogrammetry: interrupted by "
+        outcome.interruption = lines.last { $0.hasPrefix(interrupted) }.map {
+            String($0.dropFirst(interrupted.count).prefix { $0 != ";" })
+        }
         return outcome
     }
 
-    /// `chunk` without the child's `photogrammetry: error:` line, which the batch reports itself
-    /// (as the capture's failure): on the terminal it would be said twice. The child writes that
+    /// `chunk` without the child's closing line, `photogrammetry: error: ...` or `photogrammetry:
+    /// interrupted by ...`, which the batch reports itself (as the capture's failure, or in its
+    /// own interruption line): on the terminal it would be said twice. The child writes that
     /// line in one write, so it does not straddle chunks.
     static func withoutErrorLines(_ chunk: Data) -> Data {
         var text = String(decoding: chunk, as: UTF8.self)
-        while let start = text.range(of: "photogrammetry: error: ") {
+        while let start = text.range(of: "photogrammetry: error: ") ?? text.range(of: "photogrammetry: interrupted by ") {
             let end = text[start.upperBound...].firstIndex(of: "\n").map { text.index(after: $0) } ?? text.endIndex
             text.removeSubrange(start.lowerBound..<end)
         }

@@ -77,8 +77,12 @@ enum TextureCommand {
         try OutputFolder.prepare(layout)
         let cleanup = TextureWorkspace(layout: layout)
         do {
-            try run(parsed, mesh: mesh, meshURL: meshURL, input: input, layout: layout, detail: detail,
-                    threads: threads, fromStructureFromMotion: fromStructureFromMotion, started: started)
+            // A signal ends the run as a failure does: the views and unpacked zip go, --poses
+            // sfm's checkpoints stay for the rerun.
+            try Interruption.whileRunning(cleanup: { cleanup.removeAfterFailure() }) {
+                try run(parsed, mesh: mesh, meshURL: meshURL, input: input, layout: layout, detail: detail,
+                        threads: threads, fromStructureFromMotion: fromStructureFromMotion, started: started)
+            }
         } catch {
             cleanup.removeAfterFailure()
             throw error
@@ -142,7 +146,7 @@ enum TextureCommand {
 /// The undistorted views and an unpacked zip are worth nothing once the model is written, and
 /// a folder left behind is one more place a later run would have to trust. The SfM checkpoints
 /// of `--poses sfm` are what a rerun resumes from, so a failed run keeps them.
-struct TextureWorkspace {
+struct TextureWorkspace: Sendable {
     let layout: OutputLayout
 
     /// After a failure: everything but the SfM checkpoints.

@@ -48,6 +48,8 @@ arguments.removeFirst()
 Interruption.install()
 if command == "reconstruct" || command == "match" {
     Interruption.advice = "run the same command again to resume from the checkpoints"
+} else if command == "texture" {
+    Interruption.advice = "its working files are removed (with --poses sfm the rerun resumes the SfM)"
 }
 
 do {

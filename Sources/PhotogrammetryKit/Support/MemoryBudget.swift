@@ -20,8 +20,7 @@ public enum MemoryBudget {
     /// (`ulimit -v`) less its size; nil when none is known.
     public static func availableBytes() -> Int? {
         var limits: [Int] = []
-        if let meminfo = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
-           let available = field("MemAvailable:", in: meminfo) {
+        if let available = ProcFile.kilobytes("MemAvailable", in: "/proc/meminfo") {
             limits.append(available * 1024)
         }
         if let limit = number(at: "/sys/fs/cgroup/memory.max"), let used = number(at: "/sys/fs/cgroup/memory.current") {
@@ -29,8 +28,7 @@ public enum MemoryBudget {
         }
         var addressSpace = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &addressSpace) == 0, addressSpace.rlim_cur != rlim_t.max,
-           let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-           let size = field("VmSize:", in: status) {
+           let size = ProcFile.kilobytes("VmSize", in: "/proc/self/status") {
             limits.append(max(0, Int(clamping: addressSpace.rlim_cur) - size * 1024))
         }
         return limits.min()
@@ -53,12 +51,6 @@ public enum MemoryBudget {
     }
 
     static func megabytes(_ bytes: Int) -> Int { (bytes + (1 << 19)) >> 20 }
-
-    /// The number after `name` in a /proc file of "Name:   123 kB" lines.
-    static func field(_ name: String, in text: String) -> Int? {
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return nil }
-        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-    }
 
     /// The integer a cgroup file holds; nil for "max" or a missing file.
     static func number(at path: String) -> Int? {

@@ -16,11 +16,6 @@ public enum PeakMemory {
 
     /// The peak resident memory since the last reset, in MiB; nil where /proc is not there.
     public static func megabytes() -> Double? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first
-            return kilobytes.map { ($0 / 1024 * 10).rounded() / 10 }
-        }
-        return nil
+        ProcFile.kilobytes("VmHWM", in: "/proc/self/status").map { (Double($0) / 1024 * 10).rounded() / 10 }
     }
 }

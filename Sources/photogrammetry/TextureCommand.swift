@@ -152,7 +152,7 @@ struct TextureWorkspace: Sendable {
     /// After a failure: everything but the SfM checkpoints.
     func removeAfterFailure() {
         OutputFolder.removeOwned(layout.work.appendingPathComponent("texture", isDirectory: true))
-        OutputFolder.removeOwned(OutputLayout.unpackedInput(in: layout.work))
+        CaptureLoader.removeUnpackedInput(workspace: layout.work)
         OutputFolder.removeIfEmpty(layout.work)
         if layout.modelFile != nil { OutputFolder.removeIfEmpty(layout.root) }
     }

@@ -116,7 +116,7 @@ enum CaptureArchive {
         do {
             var limits = UnzipLimits()
             let plan = plan(try ZipArchive.entries(of: zip, limits: limits))
-            let cap = cap(freeBytes: freeBytes(at: root), plan: plan, maxPixels: DecodeLimits.current.maxPixels,
+            let cap = cap(freeBytes: OutputFolder.freeBytes(at: root) ?? 0, plan: plan, maxPixels: DecodeLimits.current.maxPixels,
                           entryCap: limits.maxEntryBytes)
             guard plan.declaredBytes <= cap.bytes else {
                 throw PipelineError.invalidInput("\(name): would unpack \(byteText(plan.declaredBytes)) in \(plan.files + plan.videos) "
@@ -134,13 +134,6 @@ enum CaptureArchive {
             try? fm.removeItem(at: root)
             throw error
         }
-    }
-
-    /// Bytes free to an unprivileged writer on the file system that holds `url`.
-    static func freeBytes(at url: URL) -> UInt64 {
-        var info = statvfs()
-        guard statvfs(url.path, &info) == 0 else { return 0 }
-        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 
     /// "2.15 GiB", "17.0 MiB", "512 bytes".

@@ -21,6 +21,21 @@ public func writeAtomically(_ data: Data, to url: URL) throws {
     }
 }
 
+/// Writes all of `bytes` to `descriptor`, again after a signal's interruption (EINTR) or a
+/// partial write; returns 0, or the errno of the write that failed.
+public func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        offset += written
+    }
+    return 0
+}
+
 /// Files written under temporary names and renamed into place together, at the end: a set of
 /// files that belong together (a model's USDZ, GLB, OBJ and its textures) is either all new or
 /// all as it was, never half of each when a write fails midway (a full disk).
@@ -42,19 +57,7 @@ public final class StagedFiles {
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw WriteFailure.error(errno, writing: url, bytes: data.count) }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = data.withUnsafeBytes { writeAll(descriptor, $0) }
         // close(2) reports a write the file system deferred (NFS, a quota).
         if close(descriptor) != 0 && failure == 0 { failure = errno }
         guard failure == 0 else {
@@ -105,11 +108,9 @@ public enum WriteFailure {
         }
     }
 
-    /// ", 0.3 MB free" for the file system holding `url`, or "" when unknown.
+    /// ", 0 MB free" for the file system holding `url`, or "" when unknown.
     static func free(_ url: URL) -> String {
-        var info = statvfs()
-        guard statvfs(url.deletingLastPathComponent().path, &info) == 0 else { return "" }
-        return ", \(megabytes(Int(info.f_bavail) * Int(info.f_frsize))) MB free"
+        OutputFolder.freeBytes(at: url.deletingLastPathComponent()).map { ", \(megabytes(Int(clamping: $0))) MB free" } ?? ""
     }
 
     /// Whole megabytes, at least 1 for anything above zero.

@@ -197,19 +197,7 @@ public enum Interruption {
         // On a terminal, first clear the progress line a stage may have left.
         let clear = isatty(2) != 0 ? "\r\u{1B}[2K" : ""
         let line = Array((clear + message(for: signalNumber, advice: advice).escapingControlCharacters + "\n").utf8)
-        line.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
-        }
+        _ = line.withUnsafeBytes { writeAll(2, $0) }
         _exit(exitStatus(for: signalNumber))
     }
 }

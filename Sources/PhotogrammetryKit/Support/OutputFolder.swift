@@ -86,6 +86,14 @@ public enum OutputFolder {
         guard access(path, W_OK) == 0 else { throw failure(reason(errno) + " (\(path))") }
     }
 
+    /// Bytes free to an unprivileged writer on the file system that holds `url`; nil when
+    /// statvfs(2) cannot tell.
+    public static func freeBytes(at url: URL) -> UInt64? {
+        var info = statvfs()
+        guard statvfs(url.path, &info) == 0 else { return nil }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
     /// Removes `folder` and what it holds when it is a real folder (not a symbolic link): the
     /// removal of a working folder never reaches through a link planted in its place.
     public static func removeOwned(_ folder: URL) {

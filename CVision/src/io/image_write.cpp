@@ -22,9 +22,7 @@ cvis_status WriteImageAtomically(const std::string& path, const cv::Mat& image, 
     ok = false;
   }
   if (!ok) return Fail(CVIS_INTERNAL_ERROR, Str(BaseName(path), ": cannot encode the image"));
-  const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  const std::string temporary = folder + "." + BaseName(path) + ".tmp";
-  return WriteFileAtomically(path, temporary, encoded.data(), encoded.size());
+  return WriteFileAtomically(path, encoded.data(), encoded.size());
 }
 
 }  // namespace cvis

@@ -12,7 +12,7 @@
 namespace cvis {
 
 // Encodes `image` in the format of `path`'s extension (.png, .jpg) with OpenCV's `params` and
-// writes it through the temporary ".NAME.tmp" beside it. Encoding in memory keeps libpng's and
+// writes it through a temporary beside it (util/file_write.h). Encoding in memory keeps libpng's and
 // libjpeg's own write errors (printed to standard error, naming no file) out of the way: the
 // write is ours, and so is its errno.
 cvis_status WriteImageAtomically(const std::string& path, const cv::Mat& image,

@@ -148,8 +148,6 @@ extern "C" cvis_status cvis_image_write_png(const char* path, int32_t width, int
     }
     std::vector<uint8_t> encoded;
     if (!EncodePng(width, height, channels, pixels, &encoded)) return Fail(CVIS_INTERNAL_ERROR, Str(path, ": PNG encoding failed"));
-    const std::filesystem::path target(path);
-    const std::filesystem::path temporary = target.parent_path() / ("." + target.filename().string() + ".tmp");
-    return WriteFileAtomically(path, temporary.string(), encoded.data(), encoded.size());
+    return WriteFileAtomically(path, encoded.data(), encoded.size());
   });
 }

@@ -69,8 +69,11 @@ cvis_status WriteFailure(const std::string& path, int error, size_t bytes) {
   return Fail(CVIS_IO_ERROR, Str(name, ": cannot write (", reason, ")"));
 }
 
-cvis_status WriteFileAtomically(const std::string& path, const std::string& temporary, const void* data,
-                                size_t size) {
+cvis_status WriteFileAtomically(const std::string& path, const void* data, size_t size) {
+  const size_t slash = path.find_last_of('/');
+  const std::string temporary = slash == std::string::npos
+                                    ? "." + path + ".tmp"
+                                    : path.substr(0, slash + 1) + "." + path.substr(slash + 1) + ".tmp";
   ::unlink(temporary.c_str());  // this process's own leftover of a failed earlier write
   const int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (descriptor < 0) return WriteFailure(path, errno, size);

@@ -14,9 +14,9 @@ namespace cvis {
 // full disk or quota; else CVIS_IO_ERROR, "NAME: cannot write (STRERROR)".
 cvis_status WriteFailure(const std::string& path, int error, size_t bytes);
 
-// Writes `size` bytes to `temporary` (created anew, never through a link) and renames it to
-// `path`; on failure nothing is left at either name that was not there before.
-cvis_status WriteFileAtomically(const std::string& path, const std::string& temporary, const void* data,
-                                size_t size);
+// Writes `size` bytes to the temporary ".NAME.tmp" beside `path` (created anew, never through a
+// link) and renames it to `path`; on failure nothing is left at either name that was not there
+// before.
+cvis_status WriteFileAtomically(const std::string& path, const void* data, size_t size);
 
 }  // namespace cvis

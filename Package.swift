@@ -54,19 +54,49 @@ let package = Package(
                 .linkedLibrary("Open3D"), .linkedLibrary("meshoptimizer"), .linkedLibrary("stdc++"),
             ]
         ),
+        // The Swift layers, each importing only those above it in this list; the compiler
+        // enforces it (a target sees only the modules it depends on), and scripts/test builds
+        // with --explicit-target-dependency-import-check so an undeclared import fails too.
+        .target(
+            name: "PhotogrammetryCore",
+            path: "Sources/PhotogrammetryCore"
+        ),
+        .target(
+            name: "PhotogrammetryBridge",
+            dependencies: ["PhotogrammetryCore", "CVision", "CVisionMesh"],
+            path: "Sources/PhotogrammetryBridge"
+        ),
+        .target(
+            name: "PhotogrammetryIO",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge"],
+            path: "Sources/PhotogrammetryIO"
+        ),
+        .target(
+            name: "PhotogrammetrySparse",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO"],
+            path: "Sources/PhotogrammetrySparse"
+        ),
+        .target(
+            name: "PhotogrammetryDense",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO", "PhotogrammetrySparse"],
+            path: "Sources/PhotogrammetryDense"
+        ),
         .target(
             name: "PhotogrammetryKit",
-            dependencies: ["CVision", "CVisionMesh"],
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO",
+                           "PhotogrammetrySparse", "PhotogrammetryDense"],
             path: "Sources/PhotogrammetryKit"
         ),
         .executableTarget(
             name: "photogrammetry",
-            dependencies: ["PhotogrammetryKit"],
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryIO", "PhotogrammetrySparse",
+                           "PhotogrammetryDense", "PhotogrammetryKit"],
             path: "Sources/photogrammetry"
         ),
         .testTarget(
             name: "PhotogrammetryKitTests",
-            dependencies: ["PhotogrammetryKit"],
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO",
+                           "PhotogrammetrySparse", "PhotogrammetryDense", "PhotogrammetryKit"],
             path: "Tests/PhotogrammetryKitTests"
         ),
     ],

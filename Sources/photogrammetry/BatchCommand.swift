@@ -1,5 +1,6 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
 
 /// `photogrammetry batch LIST_OR_DIR OUT_ROOT [--shard I/N | --shards N] [--dry-run]
 /// [reconstruct options]`: every capture of a list or folder reconstructed into its own folder

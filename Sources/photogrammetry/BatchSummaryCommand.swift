@@ -1,5 +1,6 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
 
 /// `photogrammetry batch-summary OUT_ROOT`: the record files of every shard merged into one
 /// table and `OUT_ROOT/batch-summary.json`.

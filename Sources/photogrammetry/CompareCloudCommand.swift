@@ -1,5 +1,9 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryIO
+import PhotogrammetrySparse
 
 /// `photogrammetry compare-cloud CLOUD_OR_MESH REFERENCE_MESH --sparse MODEL --reference-sparse
 /// GT_MODEL --tau T [--region OBJECT_MESH] [--spacing S]`: dense accuracy, completeness and F1

@@ -1,5 +1,6 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetrySparse
 
 /// `photogrammetry compare MODEL REFERENCE`: pose accuracy against a reference model, as JSON.
 enum CompareCommand {

@@ -1,5 +1,7 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// `photogrammetry diagnose INPUT [--json] [--output DIR] [options]`: features and poses only,
 /// then the capture diagnosis — on the terminal, or as the report's JSON.

@@ -1,5 +1,6 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
 
 /// `photogrammetry match INPUT OUTPUT [--transitive] [options]`: ingest, features and matching
 /// only (and one transitive pass); writes `OUTPUT/matches.json` (the pairs tried, the verified ones

@@ -1,5 +1,9 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryIO
+import PhotogrammetryDense
 
 /// `photogrammetry mesh CLOUD.ply OUTPUT [--detail LEVEL] [--room] [--threads N]`: a mesh at a
 /// detail level, exported, from any point cloud with normals (our dense.ply, a LiDAR scan).

@@ -1,5 +1,6 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
 
 /// The process's peak resident memory (VmHWM in /proc/self/status), in bytes; nil where the
 /// file does not exist.

@@ -1,5 +1,8 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 /// The options `reconstruct` and `diagnose` share, from parsed arguments.
 enum PipelineArguments {

@@ -1,5 +1,7 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// `photogrammetry reconstruct INPUT OUTPUT [options]`.
 enum ReconstructCommand {

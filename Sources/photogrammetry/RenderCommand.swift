@@ -1,5 +1,9 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryIO
+import PhotogrammetryDense
 
 /// `photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]`: PNG renders of a model file,
 /// offscreen on the CPU, flat (ambient) shading so that shadows are never mistaken for detail.

@@ -1,5 +1,6 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryIO
 
 /// `photogrammetry stats MODEL_FILE... [--json]`: vertices, triangles, bounding-box size,
 /// texture pages and file size of model files (ours and other tools').

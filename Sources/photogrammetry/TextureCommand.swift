@@ -1,5 +1,10 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryIO
+import PhotogrammetrySparse
+import PhotogrammetryDense
 
 /// `photogrammetry texture MESH CAPTURE OUTPUT [--priors PATH] [--detail LEVEL] [--mask ...]`:
 /// a mesh from elsewhere textured from a capture's photos at poses given in the mesh's frame.

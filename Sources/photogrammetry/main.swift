@@ -1,5 +1,7 @@
 import Foundation
 import PhotogrammetryKit
+import PhotogrammetryCore
+import PhotogrammetryBridge
 
 /// The `photogrammetry` command: dispatches to a subcommand and turns failures into one line
 /// on standard error and a non-zero exit code.

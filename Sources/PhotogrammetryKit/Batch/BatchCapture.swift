@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import PhotogrammetryCore
+import PhotogrammetrySparse
 #elseif canImport(Darwin)
 import Darwin
 #endif

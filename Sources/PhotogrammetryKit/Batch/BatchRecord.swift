@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// What one batch process did, as `OUT_ROOT/batch.json` (the whole batch) or
 /// `OUT_ROOT/batch-shard-I-of-N.json` (one shard): rewritten whole, atomically, as each capture

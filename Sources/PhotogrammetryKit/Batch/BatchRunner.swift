@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import PhotogrammetryCore
 #elseif canImport(Darwin)
 import Darwin
 #endif

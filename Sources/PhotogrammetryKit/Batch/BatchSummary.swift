@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// `photogrammetry batch-summary OUT_ROOT`: every record file of a batch (`batch.json` and the
 /// shards' `batch-shard-I-of-N.json`) merged into one row per capture, as

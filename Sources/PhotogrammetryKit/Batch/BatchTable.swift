@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetrySparse
 
 /// The batch's captures as a plain-text table, one row each, for the terminal.
 public enum BatchTable {

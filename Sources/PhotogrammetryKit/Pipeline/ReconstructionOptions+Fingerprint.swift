@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
 
 extension ReconstructionOptions {
     /// The options that decide what a run makes, as one line of `name=value` words: those the

@@ -1,4 +1,8 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
+import PhotogrammetryDense
 
 /// Everything a reconstruction run can be told; each stage's options nest here.
 public struct ReconstructionOptions: Sendable {

@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
 
 /// The events a run sends besides those of single stages: its failure.
 extension ReconstructionPipeline {

@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 /// Stage 3 of the pipeline, and a run that stops after it (`photogrammetry match`).
 extension ReconstructionPipeline {

@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// How the pipeline runs one stage: its key, its checkpoint, its time and memory, its events.
 extension ReconstructionPipeline {

@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// The pipeline as a numbered list of stages over one scene.
 ///

@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryDense
 
 /// Stage 7: depth maps of the registered images at the detail level, fused into `dense.ply`,
 /// under the masks the features used (none for rooms unless given).

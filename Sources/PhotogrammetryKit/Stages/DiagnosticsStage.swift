@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// Stage 5: capture kind, azimuth coverage, elevation spread, coverage dial and advice.
 ///

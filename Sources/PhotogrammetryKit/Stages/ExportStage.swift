@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryIO
+import PhotogrammetrySparse
 
 /// Stage 6: the models in metres when the views carry depth images, then every model as a COLMAP
 /// text model (`sparse/`, `sparse-2/`, ...), published as a set, and the largest one's views as

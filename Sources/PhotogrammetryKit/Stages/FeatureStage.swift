@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 /// Stage 2: SIFT features of every image under its mask, in parallel; failed, blank and blurred
 /// frames out.

@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// Stage 1: the capture's images (a folder or a zip, unpacked safely) and the masks the run uses.
 ///

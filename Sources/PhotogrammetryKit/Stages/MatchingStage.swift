@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// Stage 3: pairs chosen, matched and geometrically verified; static features of a fixed camera out.
 public struct MatchingStage: CheckpointedStage {

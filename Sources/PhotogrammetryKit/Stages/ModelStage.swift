@@ -1,4 +1,8 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryIO
+import PhotogrammetryDense
 
 /// Stage 9: the surface textured from the dense stage's undistorted views (``TextureAtlas``:
 /// view selection with occlusion, charts, packing, seam levelling), written as the model files

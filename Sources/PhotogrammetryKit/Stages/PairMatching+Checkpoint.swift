@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 // Checkpoint encodings of the match graph, kept out of `Matching/` (the types stay plain there):
 // matches, matrices and flags as packed bytes, exact and compact.

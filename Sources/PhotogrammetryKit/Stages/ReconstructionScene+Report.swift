@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// What the stages write into the report from the scene.
 extension ReconstructionScene {

@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 /// What the stages have found so far: each stage reads what earlier ones put here and adds its own.
 public final class ReconstructionScene {

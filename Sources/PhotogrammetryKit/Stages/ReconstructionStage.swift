@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// One stage of the pipeline: its options, a run over the shared context and the scene, one output.
 ///

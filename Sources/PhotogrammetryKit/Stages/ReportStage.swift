@@ -1,4 +1,8 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryIO
+import PhotogrammetryDense
 
 /// Stage 8: `report.html` (thumbnails made in parallel) and, last, `report.json`.
 ///

@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 extension SparseStage {
     /// The third pass: finer features (``FinerFeatures``) for the images the largest model leaves

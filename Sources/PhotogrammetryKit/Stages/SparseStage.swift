@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 /// Stage 4: tracks, focal lengths, incremental SfM and bundle adjustment; when the largest model
 /// leaves images out, a second matching pass (transitive, spatial pairs) and SfM again on it.

@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// What every stage shares: threads, seed, detail level, progress, checkpoints and the layout.
 public struct StageContext {

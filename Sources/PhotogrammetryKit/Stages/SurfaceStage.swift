@@ -1,4 +1,8 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetryIO
+import PhotogrammetryDense
 
 /// Stage 8: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
 /// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`.

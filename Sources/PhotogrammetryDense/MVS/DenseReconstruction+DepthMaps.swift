@@ -1,0 +1,236 @@
+import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+
+extension DenseReconstruction {
+    /// One reference image's PatchMatch inputs, in workspace indices.
+    struct DepthJob {
+        var index: Int
+        var sources: [Int]
+        var depthRange: ClosedRange<Double>
+        var pointsInWorld: [SIMD3<Double>]
+    }
+
+    /// The depth maps made (by workspace index; nil where an image has none) and their entries.
+    struct DepthMapFiles {
+        var photometric: [URL?]
+        /// The maps fusion reads: the geometric pass's, or the photometric ones without it.
+        var fused: [URL?]
+        var fusedEntries: [DenseManifest.Entry?]
+        var neighbours: [[Int]]
+        var computed = 0
+        var reused = 0
+    }
+
+    /// The reference images that can have a depth map: those with sources and a depth range.
+    func depthJobs(_ views: [PreparedView], plan: NeighbourViews, skipped: inout [RejectedImage]) -> [DepthJob] {
+        let indexOf = Dictionary(uniqueKeysWithValues: views.enumerated().map { ($1.id, $0) })
+        let plans = Dictionary(uniqueKeysWithValues: plan.views.map { ($0.imageID, $0) })
+        var jobs: [DepthJob] = []
+        for (index, view) in views.enumerated() {
+            guard let plan = plans[view.id] else { continue }
+            let sources = plan.sources.compactMap { indexOf[$0] }
+            guard !sources.isEmpty else {
+                skipped.append(RejectedImage(name: view.name, reason: "no other image shares enough sparse points with it at a useful angle"))
+                continue
+            }
+            guard let range = plan.depthRange else {
+                skipped.append(RejectedImage(name: view.name, reason: "no sparse point in front of it"))
+                continue
+            }
+            jobs.append(DepthJob(index: index, sources: sources, depthRange: range, pointsInWorld: plan.pointsInWorld))
+        }
+        return jobs
+    }
+
+    /// Step 3: the photometric pass over every job, then the geometric pass when
+    /// ``DenseOptions/geometricPass`` asks for it; each depth map is reused when the manifest says
+    /// it was made from the same inputs.
+    func computeDepthMaps(_ jobs: [DepthJob], views: [PreparedView], workspace: MVSWorkspace, store: ManifestStore,
+                          skipped: inout [RejectedImage]) throws -> DepthMapFiles {
+        var patchMatch = options.patchMatch
+        patchMatch.numThreads = max(1, patchMatch.numThreads / options.concurrentImages)
+        var keyed = patchMatch
+        keyed.numThreads = 0  // threads do not change a result the key should care about
+        let optionsKey = String(describing: keyed)
+        let passes = options.geometricPass ? 2 : 1
+        let counter = ProgressCounter(stage: "dense: depth maps", total: passes * jobs.count, sink: progress)
+        let tally = Tally(count: views.count)
+
+        let photometricEntries = jobs.map { job -> DenseManifest.Entry in
+            var hash = StableHash()
+            hash.add("photometric")
+            hash.add(optionsKey)
+            hash.add(job.pointsInWorld.count)
+            var values = [job.depthRange.lowerBound, job.depthRange.upperBound]
+            for index in [job.index] + job.sources {
+                hash.add(views[index].entry.key)
+                values += views[index].entry.values + Self.poseValues(views[index].view)
+            }
+            return DenseManifest.Entry(key: hash.hex, values: values)
+        }
+        var photometricEntryOf = [DenseManifest.Entry?](repeating: nil, count: views.count)
+        for (job, entry) in zip(jobs, photometricEntries) { photometricEntryOf[job.index] = entry }
+
+        try runJobs(jobs.indices, counter: counter) { j in
+            let job = jobs[j]
+            let url = depthFolder.appendingPathComponent(views[job.index].flatName + ".photometric.cvdm")
+            try produce(url, entry: photometricEntries[j], store: store, tally: tally) {
+                let problem = PatchMatchProblem(reference: job.index, sources: job.sources, depthRange: job.depthRange,
+                                                pointsInWorld: job.pointsInWorld, geometric: false,
+                                                previousDepth: nil, sourceDepths: [])
+                try workspace.computeDepthMap(problem, options: patchMatch, output: url)
+            }
+            tally.photometric[job.index] = url
+        } failed: { j, error in
+            tally.fail(views[jobs[j].index].name, "photometric depth map failed: \(error)")
+        }
+
+        let photometric = tally.photometric.values
+        var neighbours = [[Int]](repeating: [], count: views.count)
+        for job in jobs { neighbours[job.index] = job.sources }
+        guard options.geometricPass else {
+            skipped += tally.failures
+            let entries = photometric.indices.map { photometric[$0] == nil ? nil : photometricEntryOf[$0] }
+            return DepthMapFiles(photometric: photometric, fused: photometric, fusedEntries: entries,
+                                 neighbours: neighbours, computed: tally.computed, reused: tally.reused)
+        }
+        try runJobs(jobs.indices, counter: counter) { j in
+            let job = jobs[j]
+            guard let previous = photometric[job.index] else { return }
+            var hash = StableHash()
+            hash.add("geometric")
+            hash.add(optionsKey)
+            var values: [Double] = []
+            for index in [job.index] + job.sources {
+                let entry = photometric[index] == nil ? nil : photometricEntryOf[index]
+                hash.add(entry?.key ?? "none")
+                values += entry?.values ?? []
+            }
+            let entry = DenseManifest.Entry(key: hash.hex, values: values)
+            let url = depthFolder.appendingPathComponent(views[job.index].flatName + ".geometric.cvdm")
+            try produce(url, entry: entry, store: store, tally: tally) {
+                let problem = PatchMatchProblem(reference: job.index, sources: job.sources, depthRange: job.depthRange,
+                                                pointsInWorld: job.pointsInWorld, geometric: true,
+                                                previousDepth: previous, sourceDepths: job.sources.map { photometric[$0] })
+                try workspace.computeDepthMap(problem, options: patchMatch, output: url)
+            }
+            tally.geometric[job.index] = url
+            tally.geometricEntries[job.index] = entry
+        } failed: { j, error in
+            tally.fail(views[jobs[j].index].name, "geometric depth map failed: \(error)")
+        }
+
+        skipped += tally.failures
+        return DepthMapFiles(photometric: photometric, fused: tally.geometric.values,
+                             fusedEntries: tally.geometricEntries.values, neighbours: neighbours,
+                             computed: tally.computed, reused: tally.reused)
+    }
+
+    /// Step 4: fuses the depth maps (``DepthMapFiles/fused``) into the cloud, or reuses the cloud
+    /// when no depth map changed and the fusion's inputs are the same.
+    func fuse(_ maps: DepthMapFiles, views: [PreparedView], workspace: MVSWorkspace,
+              store: ManifestStore) throws -> (points: Int, reused: Bool) {
+        let available = maps.fused.compactMap { $0 }.count
+        guard available > 0 else {
+            throw DenseReconstructionError("no depth map could be computed")
+        }
+        var keyed = options.fusion
+        keyed.numThreads = 0
+        var hash = StableHash()
+        hash.add("fusion")
+        hash.add(String(describing: keyed))
+        hash.add(cloudURL.lastPathComponent)
+        for (index, view) in views.enumerated() {
+            hash.add(view.name)
+            hash.add(maps.fusedEntries[index]?.key ?? "none")
+            hash.add(maps.neighbours[index].map(String.init).joined(separator: ","))
+        }
+        let entry = DenseManifest.Entry(key: hash.hex, values: [])
+        let stage = "dense: fusion"
+        if maps.computed == 0, let cloud = store.current.cloud, cloud.entry == entry, Self.exists(cloudURL) {
+            _ = progress?.update(stage: stage, done: 1, total: 1)
+            return (cloud.points, true)
+        }
+        _ = progress?.update(stage: stage, done: 0, total: 1)
+        let points = try workspace.fuse(depthMaps: maps.fused, neighbours: maps.neighbours, options: options.fusion,
+                                        output: cloudURL)
+        guard points > 0 else {
+            // An empty cloud is no result: leave no file that looks like one.
+            try? FileManager.default.removeItem(at: cloudURL)
+            throw DenseReconstructionError("no point is seen consistently by \(options.fusion.minNumViews) views "
+                + "in \(available) depth maps")
+        }
+        try store.update { $0.cloud = DenseManifest.Cloud(entry: entry, points: points) }
+        if progress?.update(stage: stage, done: 1, total: 1) == false { throw PipelineError.cancelled }
+        return (points, false)
+    }
+
+    /// Runs `body` for each job (``DenseOptions/concurrentImages`` at a time) and counts it done;
+    /// a job that throws is handed to `failed` and the others go on. Stops early on a cancel.
+    func runJobs(_ jobs: Range<Int>, counter: ProgressCounter, _ body: (Int) throws -> Void,
+                 failed: (Int, Error) -> Void) throws {
+        let exhaustion = FirstError()
+        parallelFor(jobs.count, threads: options.concurrentImages) { j in
+            guard (try? counter.checkCancelled()) != nil, !exhaustion.isSet else { return }
+            do {
+                try body(jobs.lowerBound + j)
+            } catch where error.isResourceExhaustion {
+                exhaustion.set(error)
+            } catch {
+                failed(jobs.lowerBound + j, error)
+            }
+            counter.step()
+        }
+        try exhaustion.rethrow()
+        try counter.checkCancelled()
+    }
+
+    /// Reuses `url` when the manifest records it with a matching entry, else makes it and records it.
+    func produce(_ url: URL, entry: DenseManifest.Entry, store: ManifestStore, tally: Tally,
+                 make: () throws -> Void) throws {
+        let name = url.lastPathComponent
+        if let stored = store.current.depthMaps[name], stored.matches(entry), Self.exists(url) {
+            tally.count(reused: true)
+            return
+        }
+        try make()
+        try store.update { $0.depthMaps[name] = entry }
+        tally.count(reused: false)
+    }
+
+    /// A view's pose as numbers (rotation row-major, then translation), for manifest entries.
+    static func poseValues(_ view: MVSView) -> [Double] {
+        let t = view.camFromWorld.translation
+        return view.camFromWorld.rotation.rowMajor + [t.x, t.y, t.z]
+    }
+
+    /// What concurrent depth-map jobs produce, by workspace index.
+    final class Tally: @unchecked Sendable {
+        let photometric: ResultSlots<URL>
+        let geometric: ResultSlots<URL>
+        let geometricEntries: ResultSlots<DenseManifest.Entry>
+        private let lock = NSLock()
+        private(set) var computed = 0
+        private(set) var reused = 0
+        private(set) var failures: [RejectedImage] = []
+
+        init(count: Int) {
+            photometric = ResultSlots(count: count)
+            geometric = ResultSlots(count: count)
+            geometricEntries = ResultSlots(count: count)
+        }
+
+        func count(reused wasReused: Bool) {
+            lock.lock()
+            if wasReused { reused += 1 } else { computed += 1 }
+            lock.unlock()
+        }
+
+        func fail(_ name: String, _ reason: String) {
+            lock.lock()
+            failures.append(RejectedImage(name: name, reason: reason))
+            lock.unlock()
+        }
+    }
+}

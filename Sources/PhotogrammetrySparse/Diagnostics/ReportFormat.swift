@@ -1,0 +1,59 @@
+import Foundation
+import PhotogrammetryCore
+
+/// Number formats shared by the terminal summary and the HTML page, so both say the same thing.
+enum ReportFormat {
+    /// Images neither rejected at ingest nor unreadable: the denominator of the alignment ratio.
+    static func usableImages(_ report: Report) -> Int {
+        max(0, report.imagesTotal - report.rejectedImages.count)
+    }
+
+    /// "11 of 12 usable images registered (92%)".
+    static func alignment(_ report: Report) -> String {
+        let usable = usableImages(report)
+        return "\(report.imagesRegistered) of \(usable) usable image\(usable == 1 ? "" : "s") registered"
+            + " (\(percent(report.alignmentRatio)))"
+    }
+
+    /// A ratio as a whole percentage, "92%".
+    static func percent(_ ratio: Double) -> String {
+        ratio.isFinite ? "\(Int((ratio * 100).rounded()))%" : "–"
+    }
+
+    /// An angle in whole degrees, "342°".
+    static func degrees(_ value: Double) -> String {
+        value.isFinite ? "\(Int(value.rounded()))°" : "–"
+    }
+
+    /// A value with a fixed number of decimals, "0.53".
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        value.isFinite ? String(format: "%.\(digits)f", value) : "–"
+    }
+
+    /// A count with thousands separators, "12,345", the same in every locale.
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var groups: [Substring] = []
+        var end = digits.endIndex
+        while end > digits.startIndex {
+            let start = digits.index(end, offsetBy: -3, limitedBy: digits.startIndex) ?? digits.startIndex
+            groups.insert(digits[start..<end], at: 0)
+            end = start
+        }
+        return (value < 0 ? "-" : "") + groups.joined(separator: ",")
+    }
+
+    /// Seconds as "0.4 s", "42 s" or "3 min 05 s".
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "–" }
+        if seconds < 10 { return "\(fixed(seconds, 1)) s" }
+        if seconds < 60 { return "\(Int(seconds.rounded())) s" }
+        let whole = Int(seconds.rounded())
+        return "\(whole / 60) min " + String(format: "%02d s", whole % 60)
+    }
+
+    /// The capture kind as the report spells it ("orbit", "turntable", ...), or "unknown kind".
+    static func kind(_ report: Report) -> String {
+        report.captureKind ?? "unknown kind"
+    }
+}

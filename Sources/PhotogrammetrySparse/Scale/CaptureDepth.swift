@@ -1,0 +1,88 @@
+import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+
+/// Where a capture's depth images are: a `depth/` folder beside (or above) its images, one
+/// 16-bit PNG in millimetres per image with the image's stem, or the depth image a HEIC carries.
+public struct CaptureDepth: Sendable {
+    /// The `depth/` folder found, if any.
+    public let folder: URL?
+
+    public init(folder: URL?) {
+        self.folder = folder
+    }
+
+    /// The depth folder a capture carries: `depth/` in the image folder or a folder above it
+    /// inside the capture, nearest the capture's root first (as masks are found).
+    public static func discover(in capture: Capture) -> CaptureDepth {
+        let folders = capture.foldersFromRoot
+        for folder in folders {
+            var isDirectory: ObjCBool = false
+            let depth = folder.appendingPathComponent("depth", isDirectory: true)
+            if FileManager.default.fileExists(atPath: depth.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return CaptureDepth(folder: depth)
+            }
+        }
+        return CaptureDepth(folder: nil)
+    }
+
+    /// The depth PNG of the image named `name` (relative to the image folder) in the folder.
+    public func pngURL(for name: String) -> URL? {
+        guard let folder else { return nil }
+        let stem = (name as NSString).deletingPathExtension
+        for candidate in [stem + ".png", stem + ".PNG", name + ".png"] {
+            let url = folder.appendingPathComponent(candidate)
+            if FileManager.default.fileExists(atPath: url.path) { return url }
+        }
+        return nil
+    }
+
+    /// The contents of the depth PNGs of `images` (with their names), hashed on `threads`
+    /// threads; "" without a depth folder.
+    public func digest(of images: [CaptureImage], threads: Int) -> String {
+        guard let folder else { return "" }
+        let digests = ResultSlots<String>(count: images.count)
+        parallelFor(images.count, threads: threads) { i in
+            digests[i] = pngURL(for: images[i].name).map { $0.lastPathComponent + "=" + ContentDigest.file($0) } ?? "-"
+        }
+        var hash = StableHash()
+        hash.add("depth " + folder.lastPathComponent)
+        for digest in digests.values { hash.add(digest ?? "-") }
+        return hash.hex
+    }
+
+    /// What one image's depth is.
+    public enum Lookup {
+        /// No depth image: neither a PNG in the folder nor a HEIC depth item.
+        case none
+        /// A depth image in metres.
+        case depth(MetricDepthImage)
+        /// A depth image that cannot give scale, and why.
+        case unusable(String)
+    }
+
+    /// The depth of `image`: its PNG in the depth folder (preferred)
+    /// or its HEIC depth item, checked to be in the photo's frame.
+    public func load(_ image: CaptureImage) -> Lookup {
+        let found: MetricDepthImage
+        do {
+            if let url = pngURL(for: image.name) {
+                found = MetricDepthImage(millimetres: try DepthPNG.read(from: url))
+            } else if ["heic", "heif"].contains(image.url.pathExtension.lowercased()),
+                      let heic = try HEICDepthImage.read(from: image.url) {
+                found = try MetricDepthImage(heic: heic)
+            } else {
+                return .none
+            }
+        } catch let unusable as MetricDepthImage.Unusable {
+            return .unusable(unusable.reason)
+        } catch {
+            return .unusable("depth image unreadable: \(error)")
+        }
+        guard found.matches(imageWidth: image.width, imageHeight: image.height) else {
+            return .unusable("depth image \(found.width)x\(found.height) is not in the frame of the \(image.width)x\(image.height) "
+                             + "photo (another aspect ratio: left in the sensor's orientation?)")
+        }
+        return .depth(found)
+    }
+}

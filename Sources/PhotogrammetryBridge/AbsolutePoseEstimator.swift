@@ -76,7 +76,7 @@ public enum AbsolutePoseEstimator {
 
 extension CVisionError {
     /// An `.invalidArgument` error raised on the Swift side (option validation, size mismatch).
-    static func invalidOption(_ message: String) -> CVisionError {
+    package static func invalidOption(_ message: String) -> CVisionError {
         CVisionError(code: .invalidArgument, message: message)
     }
 }

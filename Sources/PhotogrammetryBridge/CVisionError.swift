@@ -18,6 +18,11 @@ public struct CVisionError: Error, CustomStringConvertible, Equatable {
     /// The core's message (names the file, entry or index at fault).
     public let message: String
 
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
     public var description: String { message.isEmpty ? "\(code)" : message }
 }
 
@@ -35,7 +40,7 @@ extension Error {
 
 /// Throws ``CVisionError`` unless `status` is `CVIS_OK`.
 @inline(__always)
-func check(_ status: cvis_status) throws {
+package func check(_ status: cvis_status) throws {
     guard status != CVIS_OK else { return }
     let message = String(cString: cvis_last_error_message())
     let code = CVisionError.Code(rawValue: Int32(bitPattern: status.rawValue)) ?? .internalError

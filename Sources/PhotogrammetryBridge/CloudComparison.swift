@@ -43,7 +43,7 @@ public struct CloudComparison: Codable, Equatable, Sendable {
         self.similarity = similarity
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case accuracy, completeness, f1, tau
         case sampleSpacing = "sample_spacing"
         case evaluatedPoints = "evaluated_points"

@@ -4,32 +4,32 @@ import CVision
 /// option structs start from these, so a default never lives in two places.
 /// `OptionDefaultsTests` checks that a default Swift struct hands exactly these values back.
 enum CoreDefaults {
-    static let sift: cvis_sift_options = { var o = cvis_sift_options(); cvis_sift_options_default(&o); return o }()
-    static let match: cvis_match_options = { var o = cvis_match_options(); cvis_match_options_default(&o); return o }()
+    package static let sift: cvis_sift_options = { var o = cvis_sift_options(); cvis_sift_options_default(&o); return o }()
+    package static let match: cvis_match_options = { var o = cvis_match_options(); cvis_match_options_default(&o); return o }()
     static let absolutePose: cvis_absolute_pose_options = {
         var o = cvis_absolute_pose_options()
         cvis_absolute_pose_options_default(&o)
         return o
     }()
-    static let triangulation: cvis_triangulation_options = {
+    package static let triangulation: cvis_triangulation_options = {
         var o = cvis_triangulation_options()
         cvis_triangulation_options_default(&o)
         return o
     }()
-    static let twoView: cvis_two_view_options = { var o = cvis_two_view_options(); cvis_two_view_options_default(&o); return o }()
-    static let bundle: cvis_ba_options = { var o = cvis_ba_options(); cvis_ba_options_default(&o); return o }()
-    static let posePriors: cvis_ba_pose_priors = {
+    package static let twoView: cvis_two_view_options = { var o = cvis_two_view_options(); cvis_two_view_options_default(&o); return o }()
+    package static let bundle: cvis_ba_options = { var o = cvis_ba_options(); cvis_ba_options_default(&o); return o }()
+    package static let posePriors: cvis_ba_pose_priors = {
         var o = cvis_ba_pose_priors()
         cvis_ba_pose_priors_default(&o)
         return o
     }()
-    static let fusion: cvis_fusion_options = { var o = cvis_fusion_options(); cvis_fusion_options_default(&o); return o }()
-    static let patchMatch: cvis_patch_match_options = {
+    package static let fusion: cvis_fusion_options = { var o = cvis_fusion_options(); cvis_fusion_options_default(&o); return o }()
+    package static let patchMatch: cvis_patch_match_options = {
         var o = cvis_patch_match_options()
         cvis_patch_match_options_default(&o)
         return o
     }()
-    static let decodeLimits: cvis_decode_limits = {
+    package static let decodeLimits: cvis_decode_limits = {
         var o = cvis_decode_limits()
         cvis_decode_limits_default(&o)
         return o
@@ -39,7 +39,7 @@ enum CoreDefaults {
         cvis_unzip_limits_default(&o)
         return o
     }()
-    static let texture: cvis_texture_options = {
+    package static let texture: cvis_texture_options = {
         var o = cvis_texture_options()
         cvis_texture_options_default(&o)
         return o

@@ -8,7 +8,7 @@ import Foundation
 /// after the geometric pass). Arrays are row-major, `width * height` entries (normals 3 each).
 /// Not thread-safe for writing: use one map per thread or synchronise.
 public final class DepthMap: @unchecked Sendable {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
     private init(handle: OpaquePointer) { self.handle = handle }
 

@@ -91,9 +91,9 @@ public struct SIFTOptions: Sendable, Equatable {
 ///
 /// Immutable once created; matching may read one set from several threads at once.
 public final class FeatureSet: @unchecked Sendable {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
-    init(handle: OpaquePointer) { self.handle = handle }
+    package init(handle: OpaquePointer) { self.handle = handle }
 
     deinit { cvis_features_destroy(handle) }
 

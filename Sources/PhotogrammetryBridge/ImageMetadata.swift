@@ -22,6 +22,20 @@ public struct ImageMetadata: Sendable, Equatable {
     /// Camera model.
     public var model: String
 
+    public init(orientation: Int, focalLengthMM: Double, focalLength35mm: Double,
+                focalPlaneXResolution: Double, focalPlaneUnitMM: Double, pixelWidth: Int, pixelHeight: Int,
+                make: String, model: String) {
+        self.orientation = orientation
+        self.focalLengthMM = focalLengthMM
+        self.focalLength35mm = focalLength35mm
+        self.focalPlaneXResolution = focalPlaneXResolution
+        self.focalPlaneUnitMM = focalPlaneUnitMM
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.make = make
+        self.model = model
+    }
+
     /// Reads the EXIF of `url`; a file without EXIF gives an all-zero value, not an error.
     public static func read(from url: URL) throws -> ImageMetadata {
         var info = cvis_exif_info()

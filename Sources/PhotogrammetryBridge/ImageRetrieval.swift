@@ -67,7 +67,7 @@ public final class ImageRetrieval: @unchecked Sendable {
         public var score: Float
     }
 
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
     private init(handle: OpaquePointer) { self.handle = handle }
 

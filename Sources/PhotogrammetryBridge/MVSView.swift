@@ -55,7 +55,7 @@ public struct MVSView: Equatable, Sendable {
     }
 
     /// A view from the C core's struct.
-    init(_ view: cvis_mvs_view) {
+    package init(_ view: cvis_mvs_view) {
         var copy = view
         let r = withUnsafeBytes(of: &copy.rotation) { Array($0.bindMemory(to: Double.self)) }
         self.init(

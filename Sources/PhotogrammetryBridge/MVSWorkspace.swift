@@ -9,7 +9,7 @@ import Foundation
 /// concurrently on one workspace.
 public final class MVSWorkspace: @unchecked Sendable {
     /// The C handle, for extensions (fusion) in this module.
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
     /// The views, in workspace order.
     public let views: [MVSView]
 

@@ -7,7 +7,7 @@ import PhotogrammetryCore
 ///
 /// Immutable once made; several threads may query one cloud at once.
 public final class OrientedCloud: @unchecked Sendable {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
     deinit { cvis_mesh_cloud_destroy(handle) }
 

@@ -7,7 +7,7 @@ import PhotogrammetryCore
 ///
 /// Immutable once made; several threads may read one cloud at once.
 public final class PointCloud: @unchecked Sendable {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
     private init(handle: OpaquePointer) { self.handle = handle }
 

@@ -6,7 +6,7 @@ import PhotogrammetryCore
 /// face's colour came from. Made by the C++ core (view selection, charts, packing, seam
 /// levelling: `cvis_texture.h`).
 public final class TextureAtlas: @unchecked Sendable {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
     private init(handle: OpaquePointer) { self.handle = handle }
 

@@ -6,9 +6,9 @@ import PhotogrammetryCore
 /// The steps of surface reconstruction (``TriangleMesh+Surface.swift``) make or change one;
 /// ``meshModel(material:)`` copies it out into Swift for the exporters.
 public final class TriangleMesh: @unchecked Sendable {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
-    init(handle: OpaquePointer) { self.handle = handle }
+    package init(handle: OpaquePointer) { self.handle = handle }
 
     deinit { cvis_mesh_destroy(handle) }
 

@@ -109,8 +109,8 @@ public enum VideoFile {
     }
 
     private final class ProgressBox {
-        let body: (Int) -> Bool
-        var cancelled = false
-        init(_ body: @escaping (Int) -> Bool) { self.body = body }
+        package let body: (Int) -> Bool
+        package var cancelled = false
+        package init(_ body: @escaping (Int) -> Bool) { self.body = body }
     }
 }

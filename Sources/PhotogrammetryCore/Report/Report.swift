@@ -22,7 +22,7 @@ public struct Report: Codable, Sendable {
             self.skipped = skipped
         }
 
-        enum CodingKeys: String, CodingKey { case name, seconds, peakMemoryMB = "peak_memory_mb", resumed, skipped }
+        package enum CodingKeys: String, CodingKey { case name, seconds, peakMemoryMB = "peak_memory_mb", resumed, skipped }
 
         public init(from decoder: Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -119,7 +119,7 @@ public struct Report: Codable, Sendable {
     /// dense stage failed): what a batch rerun skips.
     public var complete = false
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case imagesTotal = "images_total", imagesRegistered = "images_registered"
         case alignmentRatio = "alignment_ratio", meanReprojectionErrorPx = "mean_reprojection_error_px"
         case points3D = "points3D", meanTrackLength = "mean_track_length"
@@ -188,7 +188,7 @@ public struct ReportImage: Codable, Sendable {
         self.reason = reason
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case name, status, reason, features, blurScore = "blur_score", contrastThreshold = "contrast_threshold"
         case featuresAtDefaultContrast = "features_at_default_contrast", azimuthDeg = "azimuth_deg"
         case elevationDeg = "elevation_deg", centerTop = "center_top", directionTop = "direction_top"
@@ -214,7 +214,7 @@ public struct TextureSummary: Codable, Sendable, Equatable {
         self.verdict = verdict
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case medianFeatures = "median_features", workingFeatures = "working_features"
         case starvedFrames = "starved_frames", verdict
     }
@@ -228,6 +228,15 @@ public struct ReportCamera: Codable, Sendable {
     public var height: Int
     public var params: [Double]
     public var images: Int
+
+    public init(id: Int, model: String, width: Int, height: Int, params: [Double], images: Int) {
+        self.id = id
+        self.model = model
+        self.width = width
+        self.height = height
+        self.params = params
+        self.images = images
+    }
 }
 
 /// One model of the capture: its folder and size.
@@ -240,7 +249,7 @@ public struct ReportModel: Codable, Sendable, Equatable {
     public var firstImage: String
     public var lastImage: String
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case folder, images, points3D = "points3D", firstImage = "first_image", lastImage = "last_image"
     }
 

@@ -32,15 +32,36 @@ public struct VideoSummary: Codable, Sendable, Equatable {
         /// Frames below the blur ratio of the local median sharpness: never keyframes.
         public var blurredFrames: [Int]
 
+        public init(file: String, codec: String, width: Int, height: Int, fps: Double, rotationDeg: Int,
+                    durationSeconds: Double, framesDecoded: Int, framesDeclared: Int, truncated: Bool,
+                    warning: String?, motionStep: Double, totalMotion: Double, keyframes: Int,
+                    blurredFrames: [Int]) {
+            self.file = file
+            self.codec = codec
+            self.width = width
+            self.height = height
+            self.fps = fps
+            self.rotationDeg = rotationDeg
+            self.durationSeconds = durationSeconds
+            self.framesDecoded = framesDecoded
+            self.framesDeclared = framesDeclared
+            self.truncated = truncated
+            self.warning = warning
+            self.motionStep = motionStep
+            self.totalMotion = totalMotion
+            self.keyframes = keyframes
+            self.blurredFrames = blurredFrames
+        }
+
         /// The warning for a video whose decoding stopped at `decoded` of `declared` frames, or
         /// nil when it decoded them all (or declares no count).
-        static func truncationWarning(file: String, decoded: Int, declared: Int) -> String? {
+        package static func truncationWarning(file: String, decoded: Int, declared: Int) -> String? {
             guard decoded < declared else { return nil }
             return "\(file): decoding stopped at frame \(decoded) of \(declared) declared (truncated or corrupt file); "
                 + "using the \(decoded) decoded frames"
         }
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case file, codec, width, height, fps, rotationDeg = "rotation_deg", durationSeconds = "duration_s"
             case framesDecoded = "frames_decoded", framesDeclared = "frames_declared", truncated, warning
             case motionStep = "motion_step", totalMotion = "total_motion"
@@ -61,7 +82,17 @@ public struct VideoSummary: Codable, Sendable, Equatable {
         public var sharpness: Double
         public var reason: String
 
-        enum CodingKeys: String, CodingKey {
+        public init(image: String, source: String, frame: Int, timeSeconds: Double, sharpness: Double,
+                    reason: String) {
+            self.image = image
+            self.source = source
+            self.frame = frame
+            self.timeSeconds = timeSeconds
+            self.sharpness = sharpness
+            self.reason = reason
+        }
+
+        package enum CodingKeys: String, CodingKey {
             case image, source, frame, timeSeconds = "time_s", sharpness, reason
         }
     }
@@ -73,7 +104,14 @@ public struct VideoSummary: Codable, Sendable, Equatable {
     /// The blur ratio frames were judged by.
     public var blurRatio: Double
 
-    enum CodingKeys: String, CodingKey {
+    public init(sources: [Source], keyframes: [Keyframe], targetKeyframes: Int, blurRatio: Double) {
+        self.sources = sources
+        self.keyframes = keyframes
+        self.targetKeyframes = targetKeyframes
+        self.blurRatio = blurRatio
+    }
+
+    package enum CodingKeys: String, CodingKey {
         case sources, keyframes, targetKeyframes = "target_keyframes", blurRatio = "blur_ratio"
     }
 }

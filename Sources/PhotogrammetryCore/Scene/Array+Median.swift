@@ -1,6 +1,6 @@
 extension Array where Element == Double {
     /// The median (the mean of the two middle values for an even count); nil when empty.
-    func median() -> Double? {
+    package func median() -> Double? {
         guard !isEmpty else { return nil }
         let sorted = self.sorted()
         let middle = sorted.count / 2

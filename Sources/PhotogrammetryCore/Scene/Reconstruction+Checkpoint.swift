@@ -6,36 +6,36 @@ extension Reconstruction: Codable {
     /// One image: its keypoints and 3D point ids packed, its pose as 12 doubles (rotation row
     /// major, then translation) or none.
     struct StoredImage: Codable {
-        var id: Int
-        var name: String
-        var camera: Int
-        var pose: Data?
-        var points2D: Data
+        package var id: Int
+        package var name: String
+        package var camera: Int
+        package var pose: Data?
+        package var points2D: Data
         /// Point ids per keypoint, 0 for none.
-        var point3DIDs: Data
+        package var point3DIDs: Data
     }
 
     /// One camera.
     struct StoredCamera: Codable {
-        var id: Int
-        var model: Int
-        var width: Int
-        var height: Int
-        var params: Data
+        package var id: Int
+        package var model: Int
+        package var width: Int
+        package var height: Int
+        package var params: Data
     }
 
     /// The points, column-wise: ids, positions, colours, errors, and tracks as one flat list of
     /// (image id, keypoint index) with each point's track length.
     struct StoredPoints: Codable {
-        var ids: Data
-        var positions: Data
-        var colors: Data
-        var errors: Data
+        package var ids: Data
+        package var positions: Data
+        package var colors: Data
+        package var errors: Data
         var trackLengths: Data
-        var tracks: Data
+        package var tracks: Data
     }
 
-    enum CodingKeys: String, CodingKey { case cameras, images, points, nextPoint3DID = "next_point3D_id" }
+    package enum CodingKeys: String, CodingKey { case cameras, images, points, nextPoint3DID = "next_point3D_id" }
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -134,7 +134,7 @@ public struct Similarity3: Equatable, Sendable {
 
 extension Similarity3 {
     /// Eigenvalues and eigenvectors (as columns) of a small symmetric matrix, by cyclic Jacobi.
-    static func symmetricEigen(_ matrix: [[Double]]) -> (values: [Double], vectors: [[Double]]) {
+    package static func symmetricEigen(_ matrix: [[Double]]) -> (values: [Double], vectors: [[Double]]) {
         var a = matrix
         let n = a.count
         var v = (0..<n).map { i in (0..<n).map { $0 == i ? 1.0 : 0.0 } }

@@ -109,15 +109,15 @@ public enum WriteFailure {
     }
 
     /// ", 0 MB free" for the file system holding `url`, or "" when unknown.
-    static func free(_ url: URL) -> String {
+    package static func free(_ url: URL) -> String {
         OutputFolder.freeBytes(at: url.deletingLastPathComponent()).map { ", \(megabytes(Int(clamping: $0))) MB free" } ?? ""
     }
 
     /// Whole megabytes, at least 1 for anything above zero.
-    static func megabytes(_ bytes: Int) -> Int { bytes <= 0 ? 0 : max(1, (bytes + (1 << 19)) >> 20) }
+    package static func megabytes(_ bytes: Int) -> Int { bytes <= 0 ? 0 : max(1, (bytes + (1 << 19)) >> 20) }
 
     /// The mount point (and device) holding `url`, from /proc/self/mounts; the folder when unknown.
-    static func device(of url: URL) -> String {
+    package static func device(of url: URL) -> String {
         let path = url.standardizedFileURL.path
         guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else {
             return url.deletingLastPathComponent().path

@@ -53,7 +53,7 @@ public enum ContentDigest {
         private var digests: [String: String] = [:]
         private let lock = NSLock()
 
-        func value(_ key: String) -> String? { lock.lock(); defer { lock.unlock() }; return digests[key] }
-        func set(_ key: String, _ digest: String) { lock.lock(); digests[key] = digest; lock.unlock() }
+        package func value(_ key: String) -> String? { lock.lock(); defer { lock.unlock() }; return digests[key] }
+        package func set(_ key: String, _ digest: String) { lock.lock(); digests[key] = digest; lock.unlock() }
     }
 }

@@ -130,15 +130,15 @@ public enum Interruption {
     /// The mutable part, behind one lock.
     private final class State: @unchecked Sendable {
         struct Fields {
-            var advice: String?
+            package var advice: String?
             var received: Int32?
             /// Set once the process is on its way out: later signals change nothing.
-            var ending = false
+            package var ending = false
             var nextID = 0
             var cleanups: [(id: Int, run: @Sendable () -> Void)] = []
             var deferrals: [(id: Int, onSignal: @Sendable (Int32) -> Void)] = []
             /// Kept alive for the process's life: a released source stops delivering.
-            var sources: [DispatchSourceSignal] = []
+            package var sources: [DispatchSourceSignal] = []
         }
 
         private let lock = NSLock()

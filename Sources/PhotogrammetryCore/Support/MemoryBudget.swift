@@ -50,10 +50,10 @@ public enum MemoryBudget {
         return .exhausted("\(stage) ran out of memory (\(error)\(peak)): \(advice)")
     }
 
-    static func megabytes(_ bytes: Int) -> Int { (bytes + (1 << 19)) >> 20 }
+    package static func megabytes(_ bytes: Int) -> Int { (bytes + (1 << 19)) >> 20 }
 
     /// The integer a cgroup file holds; nil for "max" or a missing file.
-    static func number(at path: String) -> Int? {
+    package static func number(at path: String) -> Int? {
         (try? String(contentsOfFile: path, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 }

@@ -110,13 +110,13 @@ public enum OutputFolder {
     }
 
     /// Whether `path` is a folder (or a link to one).
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// strerror's text for `error` in lower case ("permission denied").
-    static func reason(_ error: Int32) -> String {
+    package static func reason(_ error: Int32) -> String {
         let text = String(cString: strerror(error))
         return text.prefix(1).lowercased() + text.dropFirst()
     }
@@ -162,7 +162,7 @@ public enum OutputFolder {
 
 /// A file or folder as the file system knows it (device and inode), whatever path names it.
 public struct FileIdentity: Hashable, Sendable {
-    let device: UInt64
+    package let device: UInt64
     let inode: UInt64
 
     /// The identity of what `url` names (links followed), or nil when it does not exist.

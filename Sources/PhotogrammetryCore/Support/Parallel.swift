@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Work items finish out of order; callers store results by index so the outcome is the same
 /// for any thread count (determinism).
-func parallelFor(_ count: Int, threads: Int, _ body: (Int) -> Void) {
+package func parallelFor(_ count: Int, threads: Int, _ body: (Int) -> Void) {
     guard count > 0 else { return }
     let workers = max(1, min(threads, count))
     if workers == 1 {
@@ -28,37 +28,37 @@ func parallelFor(_ count: Int, threads: Int, _ body: (Int) -> Void) {
 }
 
 /// A fixed-size array that several threads fill at distinct indices.
-final class ResultSlots<T>: @unchecked Sendable {
+package final class ResultSlots<T>: @unchecked Sendable {
     private var storage: [T?]
     private let lock = NSLock()
 
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
+    package init(count: Int) { storage = Array(repeating: nil, count: count) }
 
-    subscript(i: Int) -> T? {
+    package subscript(i: Int) -> T? {
         get { lock.lock(); defer { lock.unlock() }; return storage[i] }
         set { lock.lock(); storage[i] = newValue; lock.unlock() }
     }
 
-    var values: [T?] { lock.lock(); defer { lock.unlock() }; return storage }
+    package var values: [T?] { lock.lock(); defer { lock.unlock() }; return storage }
 }
 
 /// Counts finished work items from several threads and tells a progress sink; remembers a cancel.
-final class ProgressCounter: @unchecked Sendable {
-    let stage: String
-    let total: Int
+package final class ProgressCounter: @unchecked Sendable {
+    package let stage: String
+    package let total: Int
     private let sink: ProgressSink?
     private let lock = NSLock()
     private var done = 0
     private var cancelled = false
 
-    init(stage: String, total: Int, sink: ProgressSink?) {
+    package init(stage: String, total: Int, sink: ProgressSink?) {
         self.stage = stage
         self.total = total
         self.sink = sink
     }
 
     /// One more item is done.
-    func step() {
+    package func step() {
         lock.lock()
         done += 1
         let count = done
@@ -71,7 +71,7 @@ final class ProgressCounter: @unchecked Sendable {
     }
 
     /// Throws ``PipelineError/cancelled`` when the sink asked to stop.
-    func checkCancelled() throws {
+    package func checkCancelled() throws {
         lock.lock()
         defer { lock.unlock() }
         if cancelled { throw PipelineError.cancelled }
@@ -79,26 +79,28 @@ final class ProgressCounter: @unchecked Sendable {
 }
 
 /// The first error any worker of a parallel loop met, to stop the others and rethrow after it.
-final class FirstError: @unchecked Sendable {
+package final class FirstError: @unchecked Sendable {
     private let lock = NSLock()
     private var error: Error?
 
+    package init() {}
+
     /// Keeps `error` unless one is kept already.
-    func set(_ error: Error) {
+    package func set(_ error: Error) {
         lock.lock()
         if self.error == nil { self.error = error }
         lock.unlock()
     }
 
     /// Whether an error is kept.
-    var isSet: Bool {
+    package var isSet: Bool {
         lock.lock()
         defer { lock.unlock() }
         return error != nil
     }
 
     /// Throws the kept error, if any.
-    func rethrow() throws {
+    package func rethrow() throws {
         lock.lock()
         let error = self.error
         lock.unlock()

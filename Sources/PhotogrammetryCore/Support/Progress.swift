@@ -26,14 +26,14 @@ extension ProgressSink {
 public final class ProgressPrinter: ProgressSink {
     /// A `--progress json` line reporting progress within a stage.
     struct ProgressLine: Encodable {
-        var stage: String
-        var done: Int
-        var total: Int
-        var percent: Int
+        package var stage: String
+        package var done: Int
+        package var total: Int
+        package var percent: Int
         /// Seconds left at the stage's rate so far; null until measurable.
         var etaSeconds: Double?
 
-        func encode(to encoder: Encoder) throws {
+        package func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode("progress", forKey: .event)
             try container.encode(stage, forKey: .stage)
@@ -44,23 +44,23 @@ public final class ProgressPrinter: ProgressSink {
             try container.encode(etaSeconds, forKey: .etaSeconds)
         }
 
-        enum CodingKeys: String, CodingKey { case event, stage, done, total, percent, etaSeconds = "eta_s" }
+        package enum CodingKeys: String, CodingKey { case event, stage, done, total, percent, etaSeconds = "eta_s" }
     }
 
     /// A `--progress json` line saying a stage finished.
     struct StageLine: Encodable {
-        var event = "stage"
-        var stage: String
-        var seconds: Double
+        package var event = "stage"
+        package var stage: String
+        package var seconds: Double
     }
 
     /// A `--progress json` line carrying a ``PipelineEvent``.
     struct EventLine: Encodable {
-        var event: PipelineEvent
-        var message: String
-        var subject: String?
+        package var event: PipelineEvent
+        package var message: String
+        package var subject: String?
 
-        func encode(to encoder: Encoder) throws {
+        package func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode("note", forKey: .kind)
             try container.encode(event.code, forKey: .code)
@@ -70,7 +70,7 @@ public final class ProgressPrinter: ProgressSink {
             try container.encode(subject, forKey: .subject)
         }
 
-        enum CodingKeys: String, CodingKey { case kind = "event", code, name, severity, message, subject }
+        package enum CodingKeys: String, CodingKey { case kind = "event", code, name, severity, message, subject }
     }
 
     public let mode: ProgressMode
@@ -89,13 +89,13 @@ public final class ProgressPrinter: ProgressSink {
     }
 
     /// A printer whose JSON lines go to `writeLine` (one line, without its newline).
-    init(mode: ProgressMode, writeLine: @escaping (String) -> Void) {
+    package init(mode: ProgressMode, writeLine: @escaping (String) -> Void) {
         self.mode = mode
         self.writeLine = writeLine
     }
 
     /// Seconds on a monotonic clock.
-    static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    package static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// An ETA for people: "eta 8 s", "eta 3 min 20 s", "eta 1 h 05 min"; "" when unknown.
     static func etaText(_ seconds: Double?) -> String {

@@ -1,10 +1,12 @@
 import Foundation
 
 /// A 64-bit FNV-1a hash that is the same in every process (Swift's `Hasher` is seeded per run).
-struct StableHash {
+package struct StableHash {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    mutating func add(_ bytes: some Sequence<UInt8>) {
+    package init() {}
+
+    package mutating func add(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
             value ^= UInt64(byte)
             value &*= 0x0000_0100_0000_01b3
@@ -12,13 +14,13 @@ struct StableHash {
     }
 
     /// Adds a string and a separator, so that ("ab", "c") and ("a", "bc") differ.
-    mutating func add(_ text: String) {
+    package mutating func add(_ text: String) {
         add(text.utf8)
         add(CollectionOfOne(0))
     }
 
-    mutating func add(_ number: Int) { add(String(number)) }
+    package mutating func add(_ number: Int) { add(String(number)) }
 
     /// The hash as 16 hex digits.
-    var hex: String { String(format: "%016llx", value) }
+    package var hex: String { String(format: "%016llx", value) }
 }

@@ -11,7 +11,7 @@ struct StageRate {
     private(set) var total: Int
     private(set) var lastDone: Int
 
-    init(done: Int, total: Int, now: Double) {
+    package init(done: Int, total: Int, now: Double) {
         (startSeconds, startDone, self.total, lastDone) = (now, done, total, done)
     }
 

@@ -11,12 +11,12 @@ import PhotogrammetryCore
 /// reused when its file exists and both agree.
 struct DenseManifest: Codable {
     /// One product's inputs.
-    struct Entry: Codable, Equatable {
-        var key: String
-        var values: [Double]
+    package struct Entry: Codable, Equatable {
+        package var key: String
+        package var values: [Double]
 
         /// Same key, and values equal to 1e-7 relative to the largest of them.
-        func matches(_ other: Entry) -> Bool {
+        package func matches(_ other: Entry) -> Bool {
             guard key == other.key, values.count == other.values.count else { return false }
             let scale = max(1, (values + other.values).map(abs).max() ?? 0)
             return zip(values, other.values).allSatisfy { abs($0 - $1) <= 1e-7 * scale }
@@ -24,34 +24,34 @@ struct DenseManifest: Codable {
     }
 
     /// An undistorted view: its inputs and what the undistortion reported.
-    struct View: Codable, Equatable {
-        var entry: Entry
-        var width: Int
-        var height: Int
-        var fx: Double, fy: Double, cx: Double, cy: Double
+    package struct View: Codable, Equatable {
+        package var entry: Entry
+        package var width: Int
+        package var height: Int
+        package var fx: Double, fy: Double, cx: Double, cy: Double
     }
 
     /// The fused cloud: its inputs and its point count.
     struct Cloud: Codable, Equatable {
-        var entry: Entry
-        var points: Int
+        package var entry: Entry
+        package var points: Int
     }
 
     static let currentVersion = 1
 
-    var version = currentVersion
+    package var version = currentVersion
     /// By image name.
-    var views: [String: View] = [:]
+    package var views: [String: View] = [:]
     /// By depth-map file name (`NAME.photometric.cvdm`, `NAME.geometric.cvdm`).
-    var depthMaps: [String: Entry] = [:]
-    var cloud: Cloud?
+    package var depthMaps: [String: Entry] = [:]
+    package var cloud: Cloud?
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case version, views, depthMaps = "depth_maps", cloud
     }
 
     /// The manifest in `folder`, or an empty one when there is none or it is unreadable or old.
-    static func load(from folder: URL) -> DenseManifest {
+    package static func load(from folder: URL) -> DenseManifest {
         guard let data = try? Data(contentsOf: url(in: folder)),
               let manifest = try? JSONDecoder().decode(DenseManifest.self, from: data),
               manifest.version == currentVersion else { return DenseManifest() }
@@ -59,13 +59,13 @@ struct DenseManifest: Codable {
     }
 
     /// Writes the manifest through a temporary file and a rename.
-    func save(to folder: URL) throws {
+    package func save(to folder: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try writeAtomically(try encoder.encode(self), to: Self.url(in: folder))
     }
 
-    static func url(in folder: URL) -> URL { OutputLayout.denseManifest(in: folder) }
+    package static func url(in folder: URL) -> URL { OutputLayout.denseManifest(in: folder) }
 }
 
 /// A file's contents as a key: a changed file changes it, a copy or a re-extracted zip (new

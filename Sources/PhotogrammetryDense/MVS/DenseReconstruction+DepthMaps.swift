@@ -5,10 +5,10 @@ import PhotogrammetryBridge
 extension DenseReconstruction {
     /// One reference image's PatchMatch inputs, in workspace indices.
     struct DepthJob {
-        var index: Int
-        var sources: [Int]
-        var depthRange: ClosedRange<Double>
-        var pointsInWorld: [SIMD3<Double>]
+        package var index: Int
+        package var sources: [Int]
+        package var depthRange: ClosedRange<Double>
+        package var pointsInWorld: [SIMD3<Double>]
     }
 
     /// The depth maps made (by workspace index; nil where an image has none) and their entries.
@@ -17,9 +17,9 @@ extension DenseReconstruction {
         /// The maps fusion reads: the geometric pass's, or the photometric ones without it.
         var fused: [URL?]
         var fusedEntries: [DenseManifest.Entry?]
-        var neighbours: [[Int]]
-        var computed = 0
-        var reused = 0
+        package var neighbours: [[Int]]
+        package var computed = 0
+        package var reused = 0
     }
 
     /// The reference images that can have a depth map: those with sources and a depth range.
@@ -208,26 +208,26 @@ extension DenseReconstruction {
     /// What concurrent depth-map jobs produce, by workspace index.
     final class Tally: @unchecked Sendable {
         let photometric: ResultSlots<URL>
-        let geometric: ResultSlots<URL>
+        package let geometric: ResultSlots<URL>
         let geometricEntries: ResultSlots<DenseManifest.Entry>
         private let lock = NSLock()
         private(set) var computed = 0
         private(set) var reused = 0
         private(set) var failures: [RejectedImage] = []
 
-        init(count: Int) {
+        package init(count: Int) {
             photometric = ResultSlots(count: count)
             geometric = ResultSlots(count: count)
             geometricEntries = ResultSlots(count: count)
         }
 
-        func count(reused wasReused: Bool) {
+        package func count(reused wasReused: Bool) {
             lock.lock()
             if wasReused { reused += 1 } else { computed += 1 }
             lock.unlock()
         }
 
-        func fail(_ name: String, _ reason: String) {
+        package func fail(_ name: String, _ reason: String) {
             lock.lock()
             failures.append(RejectedImage(name: name, reason: reason))
             lock.unlock()

@@ -5,12 +5,12 @@ import PhotogrammetryBridge
 extension DenseReconstruction {
     /// A registered image undistorted to a pinhole view, with its files and manifest entry.
     struct PreparedView {
-        var id: ImageID
-        var name: String
-        var view: MVSView
-        var imageURL: URL
-        var maskURL: URL
-        var entry: DenseManifest.Entry
+        package var id: ImageID
+        package var name: String
+        package var view: MVSView
+        package var imageURL: URL
+        package var maskURL: URL
+        package var entry: DenseManifest.Entry
 
         var flatName: String { DenseReconstruction.flatName(name) }
     }

@@ -62,7 +62,7 @@ public struct DenseReconstruction {
     public let cloudURL: URL
     /// Threads for undistortion (PatchMatch and fusion take theirs from ``options``).
     public let threads: Int
-    let progress: ProgressSink?
+    package let progress: ProgressSink?
 
     public init(model: Reconstruction, inputs: [ImageID: Input], options: DenseOptions, directory: URL,
                 cloudURL: URL, threads: Int, progress: ProgressSink?) {
@@ -125,7 +125,7 @@ public struct DenseReconstruction {
     }
 
     /// Runs one step, records its wall time and tells the progress sink.
-    func step<T>(_ name: String, _ steps: inout [Report.Stage], _ body: () throws -> T) throws -> T {
+    package func step<T>(_ name: String, _ steps: inout [Report.Stage], _ body: () throws -> T) throws -> T {
         let start = DispatchTime.now()
         let result = try body()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
@@ -151,16 +151,16 @@ final class ManifestStore: @unchecked Sendable {
     private let folder: URL
     private let lock = NSLock()
 
-    init(manifest: DenseManifest, folder: URL) {
+    package init(manifest: DenseManifest, folder: URL) {
         self.manifest = manifest
         self.folder = folder
     }
 
     /// A copy of the manifest as it stands.
-    var current: DenseManifest { lock.lock(); defer { lock.unlock() }; return manifest }
+    package var current: DenseManifest { lock.lock(); defer { lock.unlock() }; return manifest }
 
     /// Changes the manifest and writes it.
-    func update(_ change: (inout DenseManifest) -> Void) throws {
+    package func update(_ change: (inout DenseManifest) -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
         change(&manifest)

@@ -100,18 +100,18 @@ public struct NeighbourViews: Sendable {
 
     /// Pose-derived quantities of one registered image.
     struct ViewGeometry {
-        var pose: Rigid3
-        var center: SIMD3<Double>
-        var focal: Double
+        package var pose: Rigid3
+        package var center: SIMD3<Double>
+        package var focal: Double
 
-        init(pose: Rigid3, focal: Double) {
+        package init(pose: Rigid3, focal: Double) {
             self.pose = pose
             self.center = pose.centerInWorld
             self.focal = focal
         }
 
         /// The z-depth of a world point in this camera.
-        @inline(__always) func depth(_ x: SIMD3<Double>) -> Double { dot(pose.rotation.rows.2, x) + pose.translation.z }
+        @inline(__always) package func depth(_ x: SIMD3<Double>) -> Double { dot(pose.rotation.rows.2, x) + pose.translation.z }
     }
 
     /// The weight of one shared point seen at triangulation angle `angle` (degrees).
@@ -179,7 +179,7 @@ public struct NeighbourViews: Sendable {
     }
 
     /// The robust depth range of positive depths: the percentiles widened by the margin.
-    static func depthRange(_ depths: [Double], _ options: Options) -> ClosedRange<Double>? {
+    package static func depthRange(_ depths: [Double], _ options: Options) -> ClosedRange<Double>? {
         let sorted = depths.filter { $0 > 0 && $0.isFinite }.sorted()
         guard let last = sorted.last else { return nil }
         func percentile(_ p: Double) -> Double {

@@ -118,7 +118,7 @@ extension SurfaceReconstruction {
     /// far background and stray points stretch that box (synthetic-orbit's cloud spans 35 m
     /// around an object of 2.5 m; at depth 10 its cells were 3.4 cm, and mesh F1 at 1 cm was 90.0
     /// against 91.7 from the region alone).
-    func regionCloud(_ cloud: PointCloud) throws -> (OrientedCloud, BoundingBox?) {
+    package func regionCloud(_ cloud: PointCloud) throws -> (OrientedCloud, BoundingBox?) {
         guard !options.room else { return (try OrientedCloud(cloud), nil) }
         let region: BoundingBox
         if let given = options.region {

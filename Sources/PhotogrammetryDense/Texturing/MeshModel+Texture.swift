@@ -58,8 +58,8 @@ extension MeshModel {
 
 /// A vertex with one UV: the unit the split mesh has one vertex per.
 private struct CornerKey: Hashable {
-    var vertex: Int
-    var page: Int
-    var u: UInt32
-    var v: UInt32
+    package var vertex: Int
+    package var page: Int
+    package var u: UInt32
+    package var v: UInt32
 }

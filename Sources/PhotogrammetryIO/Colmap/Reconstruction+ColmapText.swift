@@ -261,13 +261,13 @@ extension Reconstruction {
 /// Line-level parsing of the three COLMAP text files.
 enum ColmapTextFile {
     /// The shortest decimal form that reads back to the same double (COLMAP writes 17 digits).
-    static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
     }
 
     /// The file's lines with their 1-based numbers; throws if it cannot be read.
-    static func lines(in directory: URL, name: String) throws -> [(Int, Substring)] {
+    package static func lines(in directory: URL, name: String) throws -> [(Int, Substring)] {
         let url = directory.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else {
             let binary = directory.appendingPathComponent(name.replacingOccurrences(of: ".txt", with: ".bin"))
@@ -297,7 +297,7 @@ enum ColmapTextFile {
         return trimmed.isEmpty || trimmed.first == "#"
     }
 
-    static func fields(_ line: Substring) -> [Substring] {
+    package static func fields(_ line: Substring) -> [Substring] {
         line.split(whereSeparator: { $0 == " " || $0 == "\t" })
     }
 

@@ -4,27 +4,27 @@ import Foundation
 struct ByteBuffer {
     private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
-    mutating func append<T: FixedWidthInteger>(_ value: T) {
+    package mutating func append<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(_ value: Float) { append(value.bitPattern) }
+    package mutating func append(_ value: Float) { append(value.bitPattern) }
 
-    mutating func append(_ vector: SIMD3<Float>) {
+    package mutating func append(_ vector: SIMD3<Float>) {
         append(vector.x)
         append(vector.y)
         append(vector.z)
     }
 
-    mutating func append<S: Sequence>(contentsOf sequence: S) where S.Element == UInt8 {
+    package mutating func append<S: Sequence>(contentsOf sequence: S) where S.Element == UInt8 {
         bytes.append(contentsOf: sequence)
     }
 
-    mutating func append(_ text: String) { bytes.append(contentsOf: Array(text.utf8)) }
+    package mutating func append(_ text: String) { bytes.append(contentsOf: Array(text.utf8)) }
 
     /// Pads with `byte` to a multiple of `alignment`.
     mutating func pad(to alignment: Int, with byte: UInt8 = 0) {
@@ -32,22 +32,22 @@ struct ByteBuffer {
     }
 
     /// Overwrites a 32-bit value at `offset` (a size known only later).
-    mutating func set(_ value: UInt32, at offset: Int) {
+    package mutating func set(_ value: UInt32, at offset: Int) {
         withUnsafeBytes(of: value.littleEndian) { raw in
             for k in 0..<4 { bytes[offset + k] = raw[k] }
         }
     }
 
-    var data: Data { Data(bytes) }
+    package var data: Data { Data(bytes) }
 }
 
 /// Reads little-endian values from bytes, for the readers of ``ModelStats``; every read is
 /// bounds-checked and a short file is an error, not a crash.
 struct ByteReader {
-    let data: Data
-    let name: String
+    package let data: Data
+    package let name: String
 
-    init(_ data: Data, name: String) {
+    package init(_ data: Data, name: String) {
         self.data = data
         self.name = name
     }
@@ -62,7 +62,7 @@ struct ByteReader {
 
     func f32(_ offset: Int) throws -> Float { Float(bitPattern: try u32(offset)) }
 
-    func bytes(_ offset: Int, _ count: Int) throws -> Data {
+    package func bytes(_ offset: Int, _ count: Int) throws -> Data {
         guard offset >= 0, count >= 0, offset + count <= data.count else { throw short() }
         return data.subdata(in: (data.startIndex + offset)..<(data.startIndex + offset + count))
     }

@@ -6,7 +6,7 @@ import PhotogrammetryCore
 /// TEXCOORD_0, 32-bit indices, and a metallic-roughness material (with `baseColorTexture` when
 /// the material has a texture, whose image is stored in the binary chunk).
 enum GLBWriter {
-    static func data(_ model: MeshModel) throws -> Data {
+    package static func data(_ model: MeshModel) throws -> Data {
         var bin = ByteBuffer(capacity: model.positions.count * 40 + model.triangles.count * 12 + 64)
         var views: [[String: Any]] = []
         var accessors: [[String: Any]] = []

@@ -29,7 +29,7 @@ public enum ModelExporter {
     }
 
     /// Writes the files of `url` into `staged`.
-    static func write(_ model: MeshModel, to url: URL, metersPerUnit: Double, staged: StagedFiles) throws {
+    package static func write(_ model: MeshModel, to url: URL, metersPerUnit: Double, staged: StagedFiles) throws {
         guard let format = ModelFormat(url: url) else {
             throw ModelExportError(message: "\(url.path): unknown model format '.\(url.pathExtension)' (want \(ModelFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
@@ -63,7 +63,7 @@ public enum ModelExporter {
 
     /// Writes `data` for `url` into `staged`, its failure as a ``ModelExportError`` with the same
     /// one-line message.
-    static func stage(_ data: Data, to url: URL, in staged: StagedFiles) throws {
+    package static func stage(_ data: Data, to url: URL, in staged: StagedFiles) throws {
         do {
             try staged.write(data, to: url)
         } catch PipelineError.io(let message) {

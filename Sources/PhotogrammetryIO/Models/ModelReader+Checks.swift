@@ -14,7 +14,7 @@ enum ModelCheck {
     /// - Parameters:
     ///   - element: the element's name with its number, e.g. `{ "vertex \($0)" }` for element `$0`.
     ///   - what: the values' kind: "coordinate", "normal", "texture coordinate", "colour".
-    static func requireFinite<V: SIMD>(_ values: [V], name: String, what: String,
+    package static func requireFinite<V: SIMD>(_ values: [V], name: String, what: String,
                                        element: (Int) -> String) throws where V.Scalar: BinaryFloatingPoint {
         for (i, value) in values.enumerated() {
             for k in value.indices where !value[k].isFinite {
@@ -25,7 +25,7 @@ enum ModelCheck {
 
     /// Refuses the first element of a flat array (`components` values an element) with a
     /// non-finite component.
-    static func requireFinite<T: BinaryFloatingPoint>(_ values: some Collection<T>, components: Int, name: String, what: String,
+    package static func requireFinite<T: BinaryFloatingPoint>(_ values: some Collection<T>, components: Int, name: String, what: String,
                                                       element: (Int) -> String) throws {
         for (i, value) in values.enumerated() where !value.isFinite {
             throw nonFinite(value, name: name, what: what, element: element(i / max(1, components)))
@@ -49,7 +49,7 @@ enum ModelCheck {
 
     /// The bytes `count` elements of `elementSize` bytes take, `stride` apart, from `offset`: the
     /// end of the last one; nil when that overflows (a declared count no file can hold).
-    static func span(count: Int, elementSize: Int, stride: Int, offset: Int) -> Int? {
+    package static func span(count: Int, elementSize: Int, stride: Int, offset: Int) -> Int? {
         guard count > 0 else { return offset }
         let (steps, overflowA) = stride.multipliedReportingOverflow(by: count - 1)
         let (last, overflowB) = offset.addingReportingOverflow(steps)
@@ -58,7 +58,7 @@ enum ModelCheck {
     }
 
     /// Whether `length` bytes from `offset` lie within `0..<size` (no overflow possible).
-    static func fits(offset: Int, length: Int, within size: Int) -> Bool {
+    package static func fits(offset: Int, length: Int, within size: Int) -> Bool {
         offset >= 0 && length >= 0 && offset <= size && length <= size - offset
     }
 }

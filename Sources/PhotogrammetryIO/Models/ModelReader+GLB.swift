@@ -43,13 +43,13 @@ extension ModelReader {
     /// offset and stride has been checked against the buffer view that holds them, and every
     /// buffer view against the chunk.
     struct GLBFile {
-        let json: [String: Any]
+        package let json: [String: Any]
         let binary: Data
-        let name: String
+        package let name: String
         let accessors: [[String: Any]]
-        let views: [[String: Any]]
+        package let views: [[String: Any]]
 
-        init(_ data: Data, name: String) throws {
+        package init(_ data: Data, name: String) throws {
             (json, binary) = try ModelReader.glbChunks(data, name: name)
             self.name = name
             accessors = json["accessors"] as? [[String: Any]] ?? []
@@ -59,7 +59,7 @@ extension ModelReader {
         }
 
         /// The bytes of buffer view `v`: its offset and length, inside the binary chunk.
-        func view(_ v: Any?, of owner: String) throws -> (offset: Int, length: Int, stride: Int?) {
+        package func view(_ v: Any?, of owner: String) throws -> (offset: Int, length: Int, stride: Int?) {
             guard let v = v as? Int, views.indices.contains(v) else {
                 throw ModelStatsError(message: "\(name): \(owner) has no buffer view (sparse accessors are not supported)")
             }
@@ -83,7 +83,7 @@ extension ModelReader {
         /// integers scaled to 0...1 or -1...1), `components` per element.
         /// - Throws: when the accessor is missing or of an unsupported type, or its count,
         ///   offset and stride reach past its buffer view, naming both.
-        func values(_ index: Any?, role: String) throws -> (values: [Double], components: Int, accessor: Int) {
+        package func values(_ index: Any?, role: String) throws -> (values: [Double], components: Int, accessor: Int) {
             guard let i = index as? Int, accessors.indices.contains(i) else {
                 throw ModelStatsError(message: "\(name): a primitive's \(role) refers to a missing accessor")
             }
@@ -134,7 +134,7 @@ extension ModelReader {
 
         /// A primitive's positions (finite, x y z per vertex) and its element indices (each
         /// naming one of those vertices; nil when it has none: the vertices in order).
-        func geometry(of primitive: [String: Any]) throws -> (positions: [Double], indices: [Int]?, accessor: Int) {
+        package func geometry(of primitive: [String: Any]) throws -> (positions: [Double], indices: [Int]?, accessor: Int) {
             let attributes = primitive["attributes"] as? [String: Any] ?? [:]
             let p = try values(attributes["POSITION"], role: "POSITION")
             guard p.components == 3 else { throw ModelStatsError(message: "\(name): POSITION accessor \(p.accessor) is not VEC3") }
@@ -163,7 +163,7 @@ extension ModelReader {
         }
     }
 
-    static func glb(_ data: Data, name: String, folder: URL) throws -> MeshModel {
+    package static func glb(_ data: Data, name: String, folder: URL) throws -> MeshModel {
         let file = try GLBFile(data, name: name)
         let json = file.json
 

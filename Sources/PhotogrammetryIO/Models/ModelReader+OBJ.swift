@@ -12,12 +12,12 @@ extension ModelReader {
     /// face corner names a vertex and texture coordinate that exist (``ModelStats`` reads the
     /// same).
     struct OBJGeometry {
-        var positions: [SIMD3<Float>] = []
+        package var positions: [SIMD3<Float>] = []
         /// The `v` lines' colours, when every `v` line has one (else empty).
         var rawColors: [SIMD3<Float>] = []
         var texcoords: [SIMD2<Float>] = []
         /// (v, vt) per triangle corner, 0-based, vt -1 when absent; polygons as fans.
-        var corners: [SIMD2<Int32>] = []
+        package var corners: [SIMD2<Int32>] = []
         var libraries: [String] = []
         /// The `usemtl` names in order of first use ("" for faces before any).
         var materialNames: [String] = []
@@ -176,7 +176,7 @@ extension ModelReader {
         return g
     }
 
-    static func obj(_ data: Data, name: String, folder: URL) throws -> MeshModel {
+    package static func obj(_ data: Data, name: String, folder: URL) throws -> MeshModel {
         let g = try objGeometry(data, name: name)
         let (positions, rawColors, texcoords, corners) = (g.positions, g.rawColors, g.texcoords, g.corners)
         let (libraries, materialNames, triangleMaterials) = (g.libraries, g.materialNames, g.triangleMaterials)

@@ -34,7 +34,7 @@ extension ModelReader {
         }
     }
 
-    static func ply(_ url: URL) throws -> MeshModel {
+    package static func ply(_ url: URL) throws -> MeshModel {
         let mesh = try plyMesh(url)
         guard mesh.triangleCount > 0 else {
             throw ModelStatsError(message: "\(url.path): no faces (a point cloud, not a mesh)")

@@ -4,7 +4,7 @@ import PhotogrammetryCore
 /// STL, binary or ascii: three corners per triangle (vertices are not shared), grey, since STL
 /// has no colours.
 extension ModelReader {
-    static func stl(_ data: Data, name: String) throws -> MeshModel {
+    package static func stl(_ data: Data, name: String) throws -> MeshModel {
         let corners = try stlCorners(data, name: name)
         var triangles: [SIMD3<Int32>] = []
         triangles.reserveCapacity(corners.count / 3)

@@ -8,7 +8,7 @@ import PhotogrammetryCore
 /// a single Mesh whose `materialBind` GeomSubsets bind textured materials gets one material per
 /// subset (a multi-page atlas).
 extension ModelReader {
-    static func usdz(_ data: Data, name: String) throws -> MeshModel {
+    package static func usdz(_ data: Data, name: String) throws -> MeshModel {
         let entries = try StoredZip.entries(of: data, name: name)
         guard let root = entries.first else { throw ModelStatsError(message: "\(name): empty USDZ package") }
         return try usda(root.data, name: "\(name): \(root.name)",
@@ -31,10 +31,10 @@ extension ModelReader {
     /// counts add up to its indices, and every index names one of its points.
     struct USDMesh {
         /// x y z per point, as the 32-bit floats a `point3f` is.
-        var points: [Float]
-        var counts: [Int]
-        var indices: [Int32]
-        var pointCount: Int { points.count / 3 }
+        package var points: [Float]
+        package var counts: [Int]
+        package var indices: [Int32]
+        package var pointCount: Int { points.count / 3 }
     }
 
     /// Every Mesh of a text layer (``ModelStats`` reads the same), in file order.
@@ -72,7 +72,7 @@ extension ModelReader {
     }
 
     /// `package` holds the other files of a USDZ (name, bytes); `file` names the package.
-    static func usda(_ data: Data, name: String, package: [(String, Data)], file: String? = nil) throws -> MeshModel {
+    package static func usda(_ data: Data, name: String, package: [(String, Data)], file: String? = nil) throws -> MeshModel {
         let bytes = try usdaBytes(data, name: name)
         let meshes = try usdMeshes(bytes, name: name)
         let colorLists = usdLists("primvars:displayColor", ["color3f[]"], in: bytes)

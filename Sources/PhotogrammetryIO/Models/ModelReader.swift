@@ -48,7 +48,7 @@ public enum ModelReader {
     }
 
     /// A texture image's bytes as a material texture, named `fileName`.
-    static func texture(_ data: Data, fileName: String) -> MeshMaterial.Texture {
+    package static func texture(_ data: Data, fileName: String) -> MeshMaterial.Texture {
         let size = ModelStats.imageSize(data)
         return MeshMaterial.Texture(data: data, fileName: fileName, width: size?.width ?? 0, height: size?.height ?? 0)
     }
@@ -62,7 +62,7 @@ public enum ModelReader {
 
     /// A model from what a reader found, with zero normals where they are missing and grey where
     /// colours are.
-    static func model(positions: [SIMD3<Float>], normals: [SIMD3<Float>]? = nil, colors: [SIMD3<UInt8>]?,
+    package static func model(positions: [SIMD3<Float>], normals: [SIMD3<Float>]? = nil, colors: [SIMD3<UInt8>]?,
                       uvs: [SIMD2<Float>]?, triangles: [SIMD3<Int32>], texture: MeshMaterial.Texture?,
                       name: String) throws -> MeshModel {
         try model(positions: positions, normals: normals, colors: colors, uvs: uvs, triangles: triangles,
@@ -71,7 +71,7 @@ public enum ModelReader {
 
     /// A model of one material per texture of `textures` (nil: a material without one), each
     /// triangle's given by `materialOfTriangle` (nil: all the first's).
-    static func model(positions: [SIMD3<Float>], normals: [SIMD3<Float>]? = nil, colors: [SIMD3<UInt8>]?,
+    package static func model(positions: [SIMD3<Float>], normals: [SIMD3<Float>]? = nil, colors: [SIMD3<UInt8>]?,
                       uvs: [SIMD2<Float>]?, triangles: [SIMD3<Int32>], textures: [MeshMaterial.Texture?],
                       materialOfTriangle: [Int32]?, name: String) throws -> MeshModel {
         let n = positions.count

@@ -7,7 +7,7 @@ import PhotogrammetryCore
 /// accessor's declared min/max is a claim, not a measurement), images from the binary chunk or
 /// beside the file.
 extension ModelStats {
-    static func glb(_ data: Data, name: String, folder: URL) throws -> ModelStats {
+    package static func glb(_ data: Data, name: String, folder: URL) throws -> ModelStats {
         let file = try ModelReader.GLBFile(data, name: name)
         var vertices = 0, triangles = 0
         var low = SIMD3<Double>(repeating: .infinity), high = -low

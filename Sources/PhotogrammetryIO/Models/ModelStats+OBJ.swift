@@ -5,7 +5,7 @@ import PhotogrammetryCore
 /// `v` lines are vertices, each `f` of n corners is n - 2 triangles, and the material
 /// libraries' `map_Kd` images are the texture pages.
 extension ModelStats {
-    static func obj(_ data: Data, name: String, folder: URL) throws -> ModelStats {
+    package static func obj(_ data: Data, name: String, folder: URL) throws -> ModelStats {
         let geometry = try ModelReader.objGeometry(data, name: name)
         var textures: [TextureSize] = []
         for library in geometry.libraries where !library.contains("..") {

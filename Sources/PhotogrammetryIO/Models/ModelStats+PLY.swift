@@ -5,7 +5,7 @@ import PhotogrammetryCore
 /// vertices, faces (polygons as fans), and a `comment TextureFile NAME` in the header
 /// (MeshLab's convention) as a texture page.
 extension ModelStats {
-    static func ply(_ url: URL, data: Data) throws -> ModelStats {
+    package static func ply(_ url: URL, data: Data) throws -> ModelStats {
         let mesh = try ModelReader.plyMesh(url)
         let textures = try ModelReader.textureFiles(url).map { image -> TextureSize in
             let file = url.deletingLastPathComponent().appendingPathComponent(image)

@@ -4,7 +4,7 @@ import PhotogrammetryCore
 /// STL, binary (80-byte header, count, 50 bytes a triangle) or ascii (`facet` ... `vertex`):
 /// vertices are the distinct corner positions, since STL repeats them per triangle.
 extension ModelStats {
-    static func stl(_ data: Data, name: String) throws -> ModelStats {
+    package static func stl(_ data: Data, name: String) throws -> ModelStats {
         let corners = try ModelReader.stlCorners(data, name: name)
         var distinct = Set<SIMD3<UInt32>>()
         for c in corners { distinct.insert(SIMD3(c.x.bitPattern, c.y.bitPattern, c.z.bitPattern)) }

@@ -4,7 +4,7 @@ import PhotogrammetryCore
 /// USD: a USDZ package's root layer (the first file in it, as the USDZ spec says), or a
 /// `.usda` file. Text layers only; a binary (usdc) layer is named as unsupported.
 extension ModelStats {
-    static func usdz(_ data: Data, name: String) throws -> ModelStats {
+    package static func usdz(_ data: Data, name: String) throws -> ModelStats {
         let entries = try StoredZip.entries(of: data, name: name)
         guard let root = entries.first else { throw ModelStatsError(message: "\(name): empty USDZ package") }
         let textures = entries.dropFirst()
@@ -15,7 +15,7 @@ extension ModelStats {
 
     /// Sums the Mesh prims' points and faces of a text layer, read and checked as the reader
     /// does (``ModelReader/usdMeshes(_:name:)``).
-    static func usda(_ data: Data, name: String, textures: [TextureSize], file: String? = nil) throws -> ModelStats {
+    package static func usda(_ data: Data, name: String, textures: [TextureSize], file: String? = nil) throws -> ModelStats {
         let bytes = try ModelReader.usdaBytes(data, name: name)
         var vertices = 0, triangles = 0
         var low = SIMD3<Double>(repeating: .infinity), high = -low
@@ -38,7 +38,7 @@ extension ModelStats {
     }
 
     /// The byte ranges inside `[...]` of every attribute `type name = [`.
-    static func arrays(named name: String, ofType type: String, in bytes: [UInt8]) -> [Range<Int>] {
+    package static func arrays(named name: String, ofType type: String, in bytes: [UInt8]) -> [Range<Int>] {
         let needle = Array("\(type) \(name) = [".utf8)
         var ranges: [Range<Int>] = []
         var at = 0
@@ -59,7 +59,7 @@ extension ModelStats {
         return Double(String(decoding: tail, as: UTF8.self))
     }
 
-    static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+    package static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
         guard !needle.isEmpty, bytes.count >= needle.count else { return nil }
         var i = from
         let first = needle[0]
@@ -72,7 +72,7 @@ extension ModelStats {
 
     /// The numbers in a list such as `(1, 2.5, -3e-2), (...)`; `nan`, `inf` and `-inf` are
     /// numbers too (USD writes them so), for the readers to refuse by name.
-    static func numbers(in bytes: ArraySlice<UInt8>) -> [Double] {
+    package static func numbers(in bytes: ArraySlice<UInt8>) -> [Double] {
         var values: [Double] = []
         var token: [UInt8] = []
         func flush() {

@@ -3,23 +3,23 @@ import Foundation
 /// ``ModelStats`` as `photogrammetry stats` prints them: a table for people, JSON for programs.
 public enum ModelStatsTable {
     /// One JSON object per file.
-    struct Row: Encodable {
-        var file: String
-        var format: String
-        var vertices: Int
-        var triangles: Int
-        var size: [Double]
+    package struct Row: Encodable {
+        package var file: String
+        package var format: String
+        package var vertices: Int
+        package var triangles: Int
+        package var size: [Double]
         var sizeUnit: String
-        var texturePages: Int
+        package var texturePages: Int
         var textureSizes: [[Int]]
         var fileBytes: Int
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case file, format, vertices, triangles, size, sizeUnit = "size_unit", texturePages = "texture_pages"
             case textureSizes = "texture_sizes", fileBytes = "file_bytes"
         }
 
-        init(_ stats: ModelStats) {
+        package init(_ stats: ModelStats) {
             file = stats.file
             format = stats.format.rawValue
             vertices = stats.vertices

@@ -86,7 +86,7 @@ extension NerfstudioTransforms {
     }
 
     /// An empty file of these frames (what the reader fills in).
-    init(frames: [Frame]) {
+    package init(frames: [Frame]) {
         cameraModel = "OPENCV"
         appliedTransform = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]
         self.frames = frames
@@ -98,7 +98,7 @@ extension NerfstudioTransforms {
     }
 
     /// Rows of numbers, each of 4; nil for anything else.
-    static func matrix(_ rows: [Any]) -> [[Double]]? {
+    package static func matrix(_ rows: [Any]) -> [[Double]]? {
         guard rows.count == 4 || rows.count == 3 else { return nil }
         var matrix: [[Double]] = []
         for row in rows {
@@ -139,7 +139,7 @@ extension NerfstudioTransforms.Frame {
 extension NerfstudioTransforms.Intrinsics {
     /// The intrinsics of a JSON object (nil where a key is missing); a key holding something
     /// other than a finite number (or a positive size) is an error.
-    init(_ object: [String: Any], where prefix: String, _ fail: (String) -> PipelineError) throws {
+    package init(_ object: [String: Any], where prefix: String, _ fail: (String) -> PipelineError) throws {
         self.init()
         func number(_ key: String) throws -> Double? {
             guard let value = object[key], !(value is NSNull) else { return nil }

@@ -7,7 +7,7 @@ import PhotogrammetryCore
 /// triangles after its `usemtl`.
 enum OBJWriter {
     /// The OBJ text; `materialLibrary` is the `.mtl` file's name beside it.
-    static func obj(_ model: MeshModel, materialLibrary: String) -> String {
+    package static func obj(_ model: MeshModel, materialLibrary: String) -> String {
         var text = String()
         text.reserveCapacity(80 * model.positions.count + 40 * model.triangles.count)
         text += "# Photogrammetry mesh: \(model.positions.count) vertices, \(model.triangles.count) triangles\n"
@@ -32,7 +32,7 @@ enum OBJWriter {
     }
 
     /// The material library's text: every material of `model`.
-    static func mtl(_ model: MeshModel) -> String {
+    package static func mtl(_ model: MeshModel) -> String {
         var text = "# Photogrammetry material\(model.materials.count > 1 ? "s" : "")\n"
         for material in model.materials {
             text += "newmtl \(USDAText.identifier(material.name))\n"

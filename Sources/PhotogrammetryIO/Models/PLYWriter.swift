@@ -7,7 +7,7 @@ import PhotogrammetryCore
 /// floats with the page's `texnumber` (MeshLab's), each page named by a `comment TextureFile`
 /// line in page order (the image files lie beside the PLY file).
 enum PLYWriter {
-    static func data(_ model: MeshModel) -> Data {
+    package static func data(_ model: MeshModel) -> Data {
         let uvs = model.uvs
         let pages = model.textures
         var header = "ply\nformat binary_little_endian 1.0\ncomment Photogrammetry mesh\n"

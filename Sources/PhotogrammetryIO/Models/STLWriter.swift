@@ -4,7 +4,7 @@ import PhotogrammetryCore
 /// A ``MeshModel`` as binary STL: an 80-byte header, the triangle count, and per triangle its
 /// unit normal and three corners (no colours: STL is for printing and CAD).
 enum STLWriter {
-    static func data(_ model: MeshModel) -> Data {
+    package static func data(_ model: MeshModel) -> Data {
         var out = ByteBuffer(capacity: 84 + 50 * model.triangles.count)
         var header = Array("Photogrammetry mesh (binary STL)".utf8)
         header += [UInt8](repeating: 0x20, count: 80 - header.count)

@@ -5,16 +5,16 @@ import Foundation
 /// the local header's extra field; and read back (names and data of stored entries).
 enum StoredZip {
     /// One file of an archive.
-    struct Entry: Equatable {
-        var name: String
-        var data: Data
+    package struct Entry: Equatable {
+        package var name: String
+        package var data: Data
     }
 
     /// The alignment USDZ asks of each file's data.
-    static let alignment = 64
+    package static let alignment = 64
 
     /// The archive of `entries`, in order (the first is a USDZ package's root layer).
-    static func archive(_ entries: [Entry]) -> Data {
+    package static func archive(_ entries: [Entry]) -> Data {
         var out = ByteBuffer(capacity: entries.reduce(1024) { $0 + $1.data.count + 200 })
         var central = ByteBuffer()
         for entry in entries {
@@ -77,7 +77,7 @@ enum StoredZip {
     /// The entries of a zip archive (from its central directory).
     /// - Throws: ``ModelStatsError`` naming `name` when it is not a zip, is truncated, or an
     ///   entry is compressed (a USDZ package never is).
-    static func entries(of data: Data, name: String) throws -> [Entry] {
+    package static func entries(of data: Data, name: String) throws -> [Entry] {
         let reader = ByteReader(data, name: name)
         // The end-of-central-directory record is in the last 22 + 65535 bytes.
         var end = -1

@@ -14,7 +14,7 @@ enum USDAText {
     static let layerName = "model.usda"
 
     /// The layer's text. `metersPerUnit` says what one unit of `model` is.
-    static func layer(_ model: MeshModel, metersPerUnit: Double = 1) -> String {
+    package static func layer(_ model: MeshModel, metersPerUnit: Double = 1) -> String {
         var text = String()
         text.reserveCapacity(64 * model.positions.count + 24 * model.triangles.count + 4096)
         let materialPaths = model.materials.map { "/Model/Materials/\(identifier($0.name))" }

@@ -99,7 +99,7 @@ public enum CaptureAdvice {
     }
 
     /// "frame a", "frames a, b and c", or the first few and a count.
-    static func frames(_ names: [String]) -> String {
+    package static func frames(_ names: [String]) -> String {
         let shown = names.prefix(6)
         var text = names.count == 1 ? "frame " : "frames "
         if names.count > shown.count {

@@ -133,7 +133,7 @@ extension CaptureGeometry {
     ///
     /// Only the upper triangle is read. Each sweep zeroes the three off-diagonal elements in turn;
     /// convergence is quadratic, and a handful of sweeps reach machine precision.
-    static func symmetricEigen(_ m: Matrix3) -> [(value: Double, vector: SIMD3<Double>)] {
+    package static func symmetricEigen(_ m: Matrix3) -> [(value: Double, vector: SIMD3<Double>)] {
         var a = [[m[0, 0], m[0, 1], m[0, 2]], [m[0, 1], m[1, 1], m[1, 2]], [m[0, 2], m[1, 2], m[2, 2]]]
         var v: [[Double]] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
         for _ in 0..<50 {
@@ -169,14 +169,14 @@ extension CaptureGeometry {
 /// The spread of the camera centres about their mean: the scatter's eigen-decomposition.
 struct CenterScatter {
     /// The centres' mean.
-    let mean: SIMD3<Double>
+    package let mean: SIMD3<Double>
     /// Eigenvalues of the scatter, ascending, with their unit eigenvectors.
     let eigen: [(value: Double, vector: SIMD3<Double>)]
     /// The RMS distance of the centres from their mean.
     let rmsRadius: Double
 
     /// Nil when the centres coincide (relative to their distance from the origin) or are not finite.
-    init?(_ centers: [SIMD3<Double>]) {
+    package init?(_ centers: [SIMD3<Double>]) {
         guard !centers.isEmpty else { return nil }
         mean = centers.reduce(.zero, +) / Double(centers.count)
         var s = Matrix3(rows: .zero, .zero, .zero)
@@ -188,7 +188,7 @@ struct CenterScatter {
     }
 
     /// The best-fit plane's normal (the smallest eigenvalue's eigenvector), unsigned.
-    var normal: SIMD3<Double> { eigen[0].vector }
+    package var normal: SIMD3<Double> { eigen[0].vector }
 
     /// False when the centres are (nearly) collinear, so that no plane through them is defined.
     var hasPlane: Bool { eigen[1].value > 1e-9 * eigen[2].value }

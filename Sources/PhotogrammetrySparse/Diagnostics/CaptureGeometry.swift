@@ -162,7 +162,7 @@ public struct CaptureGeometry: Sendable {
     }
 
     /// The dial's sectors per ring.
-    static let sectorCount = 16
+    package static let sectorCount = 16
     /// The azimuth width of one dial sector, in degrees.
     static let sectorWidthDeg = 22.5
 }

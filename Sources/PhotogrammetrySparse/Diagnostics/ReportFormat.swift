@@ -2,36 +2,36 @@ import Foundation
 import PhotogrammetryCore
 
 /// Number formats shared by the terminal summary and the HTML page, so both say the same thing.
-enum ReportFormat {
+package enum ReportFormat {
     /// Images neither rejected at ingest nor unreadable: the denominator of the alignment ratio.
     static func usableImages(_ report: Report) -> Int {
         max(0, report.imagesTotal - report.rejectedImages.count)
     }
 
     /// "11 of 12 usable images registered (92%)".
-    static func alignment(_ report: Report) -> String {
+    package static func alignment(_ report: Report) -> String {
         let usable = usableImages(report)
         return "\(report.imagesRegistered) of \(usable) usable image\(usable == 1 ? "" : "s") registered"
             + " (\(percent(report.alignmentRatio)))"
     }
 
     /// A ratio as a whole percentage, "92%".
-    static func percent(_ ratio: Double) -> String {
+    package static func percent(_ ratio: Double) -> String {
         ratio.isFinite ? "\(Int((ratio * 100).rounded()))%" : "–"
     }
 
     /// An angle in whole degrees, "342°".
-    static func degrees(_ value: Double) -> String {
+    package static func degrees(_ value: Double) -> String {
         value.isFinite ? "\(Int(value.rounded()))°" : "–"
     }
 
     /// A value with a fixed number of decimals, "0.53".
-    static func fixed(_ value: Double, _ digits: Int) -> String {
+    package static func fixed(_ value: Double, _ digits: Int) -> String {
         value.isFinite ? String(format: "%.\(digits)f", value) : "–"
     }
 
     /// A count with thousands separators, "12,345", the same in every locale.
-    static func count(_ value: Int) -> String {
+    package static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var groups: [Substring] = []
         var end = digits.endIndex
@@ -44,7 +44,7 @@ enum ReportFormat {
     }
 
     /// Seconds as "0.4 s", "42 s" or "3 min 05 s".
-    static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "–" }
         if seconds < 10 { return "\(fixed(seconds, 1)) s" }
         if seconds < 60 { return "\(Int(seconds.rounded())) s" }
@@ -53,7 +53,7 @@ enum ReportFormat {
     }
 
     /// The capture kind as the report spells it ("orbit", "turntable", ...), or "unknown kind".
-    static func kind(_ report: Report) -> String {
+    package static func kind(_ report: Report) -> String {
         report.captureKind ?? "unknown kind"
     }
 }

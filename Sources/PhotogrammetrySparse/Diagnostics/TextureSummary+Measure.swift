@@ -25,7 +25,7 @@ extension TextureSummary {
 
     /// The one-sentence figure: "a median of 122 SIFT features per frame at the default contrast,
     /// where a frame needs about 500 to register (templeRing has 875)".
-    var figure: String {
+    package var figure: String {
         "a median of \(medianFeatures) SIFT features per frame at the default contrast, where a frame needs about "
             + "\(workingFeatures) to register (\(Self.referenceCapture.name) has \(Self.referenceCapture.medianFeatures))"
     }

@@ -30,7 +30,7 @@ public struct PoseComparison: Codable, Equatable, Sendable {
         public var at5: Double
         public var at10: Double
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case at1 = "1", at3 = "3", at5 = "5", at10 = "10"
         }
     }
@@ -58,7 +58,7 @@ public struct PoseComparison: Codable, Equatable, Sendable {
     /// ``medianCenterError`` over the median distance of the reference centres to their centroid.
     public var medianCenterErrorRelative: Double?
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case referenceImages = "reference_images"
         case registered
         case modelImages = "model_images"

@@ -93,7 +93,7 @@ public enum FeatureExtraction {
     /// A flat cache file name for an image, from its name (which may hold folders), and the
     /// contents of it and its mask (``ContentDigest``), so that a changed image or mask is never
     /// served stale features while a copy or a re-extracted zip (new modification times) is.
-    static func cacheName(_ image: CaptureImage, mask: URL?) -> String {
+    package static func cacheName(_ image: CaptureImage, mask: URL?) -> String {
         let maskStamp = mask.map { "-m" + ContentDigest.file($0) } ?? ""
         return image.name.replacingOccurrences(of: "/", with: "__") + "-" + ContentDigest.file(image.url) + maskStamp + ".sift"
     }

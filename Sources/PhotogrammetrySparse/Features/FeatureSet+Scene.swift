@@ -9,13 +9,13 @@ extension FeatureSet {
 
 extension ImageMetadata {
     /// The metadata of an image without EXIF.
-    static let empty = ImageMetadata(orientation: 0, focalLengthMM: 0, focalLength35mm: 0, focalPlaneXResolution: 0,
+    package static let empty = ImageMetadata(orientation: 0, focalLengthMM: 0, focalLength35mm: 0, focalPlaneXResolution: 0,
                                      focalPlaneUnitMM: 0, pixelWidth: 0, pixelHeight: 0, make: "", model: "")
 }
 
 extension SIFTOptions {
     /// A short name for these options, so checkpoints made with other options are not reused.
-    var cacheKey: String {
+    package var cacheKey: String {
         "\(maxFeatures)-\(maxImageSize)-\(contrastThreshold)-\(edgeThreshold)-\(rootSIFT ? 1 : 0)-\(applyEXIFOrientation ? 1 : 0)"
             + "-\(minFeatures)-\(minContrastThreshold)-\(alphaMargin)-\(affineMaxTilt)"
     }

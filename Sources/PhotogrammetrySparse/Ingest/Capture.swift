@@ -25,6 +25,15 @@ public struct Capture: Sendable {
     public var rejected: [RejectedImage]
     /// The videos the images are keyframes of, and why each was chosen; nil for photos.
     public var video: VideoSummary?
+
+    public init(imageRoot: URL, root: URL, images: [CaptureImage], rejected: [RejectedImage],
+                video: VideoSummary? = nil) {
+        self.imageRoot = imageRoot
+        self.root = root
+        self.images = images
+        self.rejected = rejected
+        self.video = video
+    }
     /// Every image file found, usable or not.
     public var imagesTotal: Int { images.count + rejected.count }
 }

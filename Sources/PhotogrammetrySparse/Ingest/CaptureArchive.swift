@@ -19,14 +19,14 @@ import Darwin
 /// names them in a folder.
 enum CaptureArchive {
     /// Which entries a zip's listing gives to unpack, and what they declare.
-    struct Plan: Equatable {
+    package struct Plan: Equatable {
         /// Entry paths to extract: the files above and every folder entry (folders hold no bytes,
         /// and keep the capture's layout as the zip has it).
         var unpack: [String] = []
         /// Files left in the zip that the loader names: zips, and videos beside photos.
-        var named: [String] = []
+        package var named: [String] = []
         /// Images and sidecars among `unpack`.
-        var files = 0
+        package var files = 0
         /// Videos among `unpack`.
         var videos = 0
         /// The sum of the sizes `unpack`'s entries declare (an entry that declares none counts 0:
@@ -36,8 +36,8 @@ enum CaptureArchive {
 
     /// The most a zip capture may unpack, and why, for the refusal.
     struct Cap: Equatable {
-        var bytes: UInt64
-        var reason: String
+        package var bytes: UInt64
+        package var reason: String
     }
 
     /// Sidecar files a capture carries beside its images, by name.
@@ -51,7 +51,7 @@ enum CaptureArchive {
     static let bytesPerPixel: UInt64 = 8
 
     /// Chooses what to unpack from a zip's entries (see the type's summary).
-    static func plan(_ entries: [ZipArchive.Entry]) -> Plan {
+    package static func plan(_ entries: [ZipArchive.Entry]) -> Plan {
         func parts(_ path: String) -> [Substring] { path.split(whereSeparator: { $0 == "/" || $0 == "\\" }) }
         func suffix(_ path: String) -> String { (String(parts(path).last ?? "") as NSString).pathExtension.lowercased() }
         let isImage = { (path: String) in ImageFormat.extensions.contains(suffix(path)) }
@@ -88,7 +88,7 @@ enum CaptureArchive {
     /// need room after it, and a disk filled to its last byte fails everything else on it) and
     /// what its files can need (each image or sidecar ``bytesPerPixel`` per pixel of the decode
     /// limit, each video the per-entry cap).
-    static func cap(freeBytes: UInt64, plan: Plan, maxPixels: UInt64, entryCap: UInt64) -> Cap {
+    package static func cap(freeBytes: UInt64, plan: Plan, maxPixels: UInt64, entryCap: UInt64) -> Cap {
         let perFile = min(entryCap, bytesPerPixel * maxPixels)
         let content = UInt64(plan.files) * perFile + UInt64(plan.videos) * entryCap
         let margin = max(UInt64(1) << 30, freeBytes / 10)

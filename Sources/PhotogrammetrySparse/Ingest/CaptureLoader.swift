@@ -171,7 +171,7 @@ public enum CaptureLoader {
         return result.sorted { $0.0 < $1.0 }
     }
 
-    struct Rejection: Error { var message: String }
+    package struct Rejection: Error { var message: String }
 
     /// Size and EXIF of one file, or why it cannot be used.
     static func inspect(_ url: URL) -> Result<(Int, Int, ImageMetadata), Rejection> {
@@ -224,7 +224,7 @@ public enum CaptureLoader {
     }
 
     /// The core's message without its leading "NAME: ", which the rejection names already.
-    static func reason(_ message: String, file: String) -> String {
+    package static func reason(_ message: String, file: String) -> String {
         guard !message.isEmpty else { return "unreadable" }
         return message.hasPrefix(file + ": ") ? String(message.dropFirst(file.count + 2)) : message
     }

@@ -103,7 +103,7 @@ public struct KeyframeSelection: Sendable, Equatable {
 
     /// The keyframes for one step: the first, one wherever the motion since the last reaches
     /// `step`, and the end of the video when it moved half a step past the last.
-    static func choose(step: Double, _ travelled: [Double], _ sharpness: [Double], _ blurred: [Bool],
+    package static func choose(step: Double, _ travelled: [Double], _ sharpness: [Double], _ blurred: [Bool],
                        _ options: Options) -> [Keyframe] {
         let count = travelled.count
         var keyframes: [Keyframe] = []

@@ -113,7 +113,7 @@ public enum MaskSource: Sendable, Equatable {
     }
 
     /// Names this source in a cache key, so that features made under other masks are not reused.
-    var cacheKey: String {
+    package var cacheKey: String {
         switch self {
         case .rectangle(let x, let y, let width, let height):
             return String(format: "rect%.0f_%.0f_%.0f_%.0f", x, y, width, height)

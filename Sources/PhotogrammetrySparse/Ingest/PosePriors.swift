@@ -75,7 +75,7 @@ struct ImageNameMatcher {
     private var folded: [String: String] = [:]
     private var stems: [String: [String]] = [:]
 
-    init(_ names: [String]) {
+    package init(_ names: [String]) {
         for name in names {
             exact[name] = name
             folded[name.lowercased()] = name
@@ -84,7 +84,7 @@ struct ImageNameMatcher {
     }
 
     /// The image `path` names, if any.
-    func match(_ path: String) -> String? {
+    package func match(_ path: String) -> String? {
         var parts = path.replacingOccurrences(of: "\\", with: "/").split(separator: "/").map(String.init)
         parts.removeAll { $0 == "." || $0.isEmpty }
         let tails = parts.indices.map { parts[$0...].joined(separator: "/") }

@@ -9,22 +9,22 @@ import PhotogrammetryBridge
 /// The keyframes are kept with a manifest (`work/video/keyframes.json`) keyed by the videos'
 /// contents and the selection options: a rerun of the same command reads them instead of decoding
 /// again, and the same bytes give the same images, so the stages after ingest resume.
-enum VideoFrames {
+package enum VideoFrames {
     /// File name extensions read as videos (lower case).
-    static let extensions: Set<String> = ["mp4", "mov", "m4v"]
+    package static let extensions: Set<String> = ["mp4", "mov", "m4v"]
     /// JPEG quality of the written keyframes: 95 keeps SIFT's features as the decoded frame has them.
-    static let jpegQuality = 95
+    package static let jpegQuality = 95
 
     /// The keyframes of an earlier run and the key they were made under.
     struct Manifest: Codable {
-        var key: String
-        var summary: VideoSummary
+        package var key: String
+        package var summary: VideoSummary
     }
 
     /// Decodes `videos` (names as the capture gives them) and writes their keyframes into `folder`.
     /// - Parameter progress: (done, total) frames; return false to cancel.
     /// - Throws: ``PipelineError/invalidInput(_:)`` naming a video that cannot be decoded.
-    static func extract(_ videos: [(name: String, url: URL)], into folder: URL, options: KeyframeSelection.Options,
+    package static func extract(_ videos: [(name: String, url: URL)], into folder: URL, options: KeyframeSelection.Options,
                         progress: ((Int, Int) -> Bool)?) throws -> VideoSummary {
         let fm = FileManager.default
         let manifestURL = folder.appendingPathComponent("keyframes.json")

@@ -35,7 +35,7 @@ public struct PriorGuidanceOptions: Sendable {
 /// How the priors guide a pair list's matching: a fundamental matrix per pair from the priors'
 /// poses and intrinsics, the band measured on a sample of pairs matched in full, and those
 /// pairs' putative matches (not matched twice).
-struct PriorGuidance {
+package struct PriorGuidance {
     /// Minimum sample, whatever the fraction: fewer pairs do not measure a distribution.
     static let minSamplePairs = 8
     /// Verified distances the band needs; fewer and every pair is matched in full.
@@ -43,19 +43,19 @@ struct PriorGuidance {
 
     /// Per pair, its F from the priors (row-major, x2ᵀ F x1 = 0 in pixels) when it is matched
     /// inside the band; nil when it is matched in full.
-    var fundamental: [[Double]?]
+    package var fundamental: [[Double]?]
     /// The band's half-width in pixels; nil when the priors guide nothing.
     var bandPixels: Double?
     /// Putative matches of the pairs matched in full to measure the band, by pair index.
     var putative: [Int: [SIMD2<Int32>]]
 
     /// No guidance: every pair matched in full.
-    static func none(pairCount: Int) -> PriorGuidance {
+    package static func none(pairCount: Int) -> PriorGuidance {
         PriorGuidance(fundamental: Array(repeating: nil, count: pairCount), bandPixels: nil, putative: [:])
     }
 
     /// Measures the band on a sample of `pairs` and gives every pair with two priors its F.
-    static func measure(pairs: [SIMD2<Int32>], views: [PairSelection.PriorView?], features: [FeatureSet],
+    package static func measure(pairs: [SIMD2<Int32>], views: [PairSelection.PriorView?], features: [FeatureSet],
                         positions: [[SIMD2<Double>]], calibration: [Matrix3?], options: MatchingOptions,
                         threads: Int) -> PriorGuidance {
         let guidance = options.priorGuidance

@@ -195,7 +195,7 @@ public enum PairMatching {
     }
 
     /// Putative matches, static features (detected unless given) and verification of `pairs`.
-    static func match(_ pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
+    package static func match(_ pairs: [SIMD2<Int32>], features: [FeatureSet], calibration: [Matrix3?],
                       staticFeatures given: StaticFeatures?, options: MatchingOptions,
                       threads: Int, progress: ProgressSink?, guidance: PriorGuidance? = nil) throws -> Result {
         // Keypoint positions and angles once per image, not once per pair.
@@ -283,7 +283,7 @@ public enum PairMatching {
     }
 
     /// Wall seconds since `start`.
-    static func seconds(since start: DispatchTime) -> Double {
+    package static func seconds(since start: DispatchTime) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 

@@ -22,7 +22,7 @@ extension PairSelection {
         }
 
         /// Whether a world point lies inside the view's frustum (in front of it).
-        func sees(_ point: SIMD3<Double>) -> Bool {
+        package func sees(_ point: SIMD3<Double>) -> Bool {
             let p = camFromWorld.apply(point)
             guard p.z > 1e-9 else { return false }
             return abs(p.x / p.z) <= halfTangents.x && abs(p.y / p.z) <= halfTangents.y

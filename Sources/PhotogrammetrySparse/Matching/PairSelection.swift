@@ -189,11 +189,11 @@ struct PairSet {
     private var seen = Set<SIMD2<Int32>>()
 
     /// Adds {i, j} unless i == j or it is already in.
-    mutating func add(_ i: Int, _ j: Int) {
+    package mutating func add(_ i: Int, _ j: Int) {
         guard i != j else { return }
         let pair = SIMD2(Int32(min(i, j)), Int32(max(i, j)))
         if seen.insert(pair).inserted { pairs.append(pair) }
     }
 
-    func contains(_ i: Int, _ j: Int) -> Bool { seen.contains(SIMD2(Int32(min(i, j)), Int32(max(i, j)))) }
+    package func contains(_ i: Int, _ j: Int) -> Bool { seen.contains(SIMD2(Int32(min(i, j)), Int32(max(i, j)))) }
 }

@@ -95,7 +95,7 @@ public enum MetricScale {
     }
 
     /// One view's ratios: depth at each keypoint that observes a point, over the point's z.
-    static func ratios(_ image: Image, pose: Rigid3, camera: Camera, depth: MetricDepthImage, model: Reconstruction,
+    package static func ratios(_ image: Image, pose: Rigid3, camera: Camera, depth: MetricDepthImage, model: Reconstruction,
                        options: Options) -> [(Point3DID, Double)] {
         var out: [(Point3DID, Double)] = []
         for (index, pointID) in image.point3DIDs.enumerated() {
@@ -109,7 +109,7 @@ public enum MetricScale {
         return out
     }
 
-    static func median(_ values: [Double]) -> Double { quantile(values.sorted(), 0.5) }
+    package static func median(_ values: [Double]) -> Double { quantile(values.sorted(), 0.5) }
 
     /// The `q` quantile of sorted values, linear between neighbours.
     static func quantile(_ sorted: [Double], _ q: Double) -> Double {

@@ -19,7 +19,7 @@ extension IncrementalMapper {
     }
 
     /// The largest angle between two rays of a point's track, in degrees.
-    func maxTriangulationAngleDeg(of point: Point3D) -> Double {
+    package func maxTriangulationAngleDeg(of point: Point3D) -> Double {
         let centers = point.track.prefix(24).compactMap {
             reconstruction.images[$0.imageID]?.camFromWorld?.centerInWorld
         }

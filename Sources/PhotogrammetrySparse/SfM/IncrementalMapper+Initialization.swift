@@ -4,9 +4,9 @@ import PhotogrammetryCore
 extension IncrementalMapper {
     /// A candidate initial pair with the quality its two-view reconstruction reached.
     struct InitialPairCandidate {
-        var edge: Int
-        var cam2FromCam1: Rigid3
-        var numPoints: Int
+        package var edge: Int
+        package var cam2FromCam1: Rigid3
+        package var numPoints: Int
         var medianAngleDeg: Double
     }
 

@@ -80,7 +80,7 @@ extension IncrementalMapper {
 
     /// Adds a detached model's images to this model when a similarity maps its points onto
     /// this model's points of the same tracks. Returns whether it did.
-    func merge(_ model: IncrementalMapper) throws -> Bool {
+    package func merge(_ model: IncrementalMapper) throws -> Bool {
         var shared: [(this: Point3DID, other: Point3DID)] = []
         for t in tracks.tracks.indices {
             if let a = pointOfTrack[t], let b = model.pointOfTrack[t] { shared.append((a, b)) }
@@ -110,7 +110,7 @@ extension IncrementalMapper {
 
     /// The similarity from `model`'s frame to this one that the most shared tracks fit, when
     /// enough fit: RANSAC over point triplets, then least squares on the inliers.
-    func alignment(of model: IncrementalMapper, shared: [(this: Point3DID, other: Point3DID)]) -> Similarity3? {
+    package func alignment(of model: IncrementalMapper, shared: [(this: Point3DID, other: Point3DID)]) -> Similarity3? {
         let here = shared.map { reconstruction.points3D[$0.this]!.position }
         let there = shared.map { model.reconstruction.points3D[$0.other]!.position }
         func inliers(_ s: Similarity3) -> [Int] {
@@ -148,7 +148,7 @@ extension IncrementalMapper {
     /// The similarity from `model`'s frame to this one that the images both hold agree on:
     /// rotation from their orientations, scale and offset from their centres. Nil with fewer
     /// than ``MapperOptions/mergeMinSharedImages`` images, or when one disagrees.
-    func alignment(of model: IncrementalMapper, sharedImages: [Int]) -> Similarity3? {
+    package func alignment(of model: IncrementalMapper, sharedImages: [Int]) -> Similarity3? {
         guard sharedImages.count >= options.mergeMinSharedImages else { return nil }
         let here = sharedImages.map { reconstruction.images[ImageID($0 + 1)]!.camFromWorld! }
         let there = sharedImages.map { model.reconstruction.images[ImageID($0 + 1)]!.camFromWorld! }

@@ -131,7 +131,7 @@ extension IncrementalMapper {
 
 extension Camera {
     /// Sets the focal length(s), keeping the aspect ratio of a two-focal model.
-    mutating func setFocalLength(_ focal: Double) {
+    package mutating func setFocalLength(_ focal: Double) {
         if model == .pinhole {
             let aspect = params[1] / params[0]
             params[0] = focal

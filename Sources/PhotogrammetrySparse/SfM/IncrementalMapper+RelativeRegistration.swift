@@ -150,7 +150,7 @@ extension IncrementalMapper {
     /// In a sequence, the distance from neighbour `j` at which image `i` is expected: the median
     /// step of the registered frames leading up to `j` (at most ``motionStepWindow``), as the
     /// camera keeps its speed from frame to frame; nil when `j`'s other neighbour is not registered.
-    func motionStep(image i: Int, from j: Int) -> Double? {
+    package func motionStep(image i: Int, from j: Int) -> Double? {
         guard abs(i - j) == 1, isSequence else { return nil }
         let away = j - i
         var steps: [Double] = []
@@ -185,7 +185,7 @@ extension IncrementalMapper {
 
     /// The translation `t` that best puts every `rotated[n] + t` on the ray through `rays[n]`
     /// (linear least squares, two equations a point), or nil when they do not determine it.
-    static func translation(rotated: [SIMD3<Double>], rays: [SIMD2<Double>]) -> SIMD3<Double>? {
+    package static func translation(rotated: [SIMD3<Double>], rays: [SIMD2<Double>]) -> SIMD3<Double>? {
         // Each point: [1 0 -u; 0 1 -v] t = [u z - x; v z - y]. Normal equations A^T A t = A^T b.
         var ata = [SIMD3<Double>](repeating: .zero, count: 3)
         var atb = SIMD3<Double>.zero

@@ -12,7 +12,7 @@ extension IncrementalMapper {
     }
 
     /// Triangulates the given tracks from their registered observations, in one batch.
-    func triangulate(tracks candidates: [Int]) {
+    package func triangulate(tracks candidates: [Int]) {
         var poseIndex: [Int: Int] = [:]
         var poses: [Rigid3] = []
         var batch: [[(pose: Int, point: SIMD2<Double>)]] = []

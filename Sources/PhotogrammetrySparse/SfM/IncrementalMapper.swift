@@ -14,10 +14,10 @@ public final class IncrementalMapper {
     public let options: MapperOptions
     /// The model being built; every image is present, registered or not.
     public internal(set) var reconstruction: Reconstruction
-    let tracks: TrackSet
-    let graph: MatchGraph
+    package let tracks: TrackSet
+    package let graph: MatchGraph
     /// RGB of every keypoint of every image, for point colours.
-    let colors: [[SIMD3<UInt8>]]
+    package let colors: [[SIMD3<UInt8>]]
     /// The point each track became, if it is triangulated.
     var pointOfTrack: [Point3DID?]
     /// The track each point came from.
@@ -35,7 +35,7 @@ public final class IncrementalMapper {
     /// How many images were registered at their sequence's speed.
     public var numRegisteredByMotion: Int { registeredByMotion.count }
     /// Whether the images are a sequence (``MapperOptions/motionPriorSequenceFraction``).
-    lazy var isSequence = options.isSequence(graph)
+    package lazy var isSequence = options.isSequence(graph)
     /// Each image's pose prior (cam_from_world in the priors' frame), or nil for none: images PnP
     /// and pairs cannot register may join at their prior (``registerFromPrior()``).
     public var priorPoses: [Rigid3?]?
@@ -56,7 +56,7 @@ public final class IncrementalMapper {
     /// most ``MapperOptions/mergeMaxSharedImages`` of them, to align by (nil: none).
     var foreignImages: [Bool]?
     /// The view graph's averaged rotations that a registered pose must agree with; nil: no check.
-    var rotationCheck: RotationCheck?
+    package var rotationCheck: RotationCheck?
     /// Models of leftover images that could not be merged yet.
     var detachedModels: [IncrementalMapper] = []
     /// The model as given, before anything was registered: the start of every detached model.
@@ -83,7 +83,7 @@ public final class IncrementalMapper {
     }
 
     /// A mapper over the same graph as another (a detached model), sharing its near-duplicates.
-    init(reconstruction: Reconstruction, tracks: TrackSet, graph: MatchGraph, colors: [[SIMD3<UInt8>]],
+    package init(reconstruction: Reconstruction, tracks: TrackSet, graph: MatchGraph, colors: [[SIMD3<UInt8>]],
          cameraHasPrior: [CameraID: Bool], nearDuplicates: [Bool], options: MapperOptions) {
         self.reconstruction = reconstruction
         self.blankModel = reconstruction
@@ -160,18 +160,18 @@ public final class IncrementalMapper {
     func isSeed(_ i: Int) -> Bool { seedImages?[i] ?? isAllowed(i) }
 
     /// The camera of image index `i`.
-    func camera(ofImage i: Int) -> Camera {
+    package func camera(ofImage i: Int) -> Camera {
         let image = reconstruction.images[ImageID(i + 1)]!
         return reconstruction.cameras[image.cameraID]!
     }
 
     /// The pixel position of keypoint `k` of image index `i`.
-    func keypoint(_ i: Int, _ k: Int) -> SIMD2<Double> {
+    package func keypoint(_ i: Int, _ k: Int) -> SIMD2<Double> {
         reconstruction.images[ImageID(i + 1)]!.points2D[k]
     }
 
     /// Whether image index `i` is registered.
-    func isRegistered(_ i: Int) -> Bool { reconstruction.images[ImageID(i + 1)]!.isRegistered }
+    package func isRegistered(_ i: Int) -> Bool { reconstruction.images[ImageID(i + 1)]!.isRegistered }
 
     /// Creates a 3D point for a track from the given observations.
     @discardableResult
@@ -192,7 +192,7 @@ public final class IncrementalMapper {
     }
 
     /// Removes one observation; the point goes when fewer than two remain.
-    func deleteObservation(_ element: TrackElement, of id: Point3DID) {
+    package func deleteObservation(_ element: TrackElement, of id: Point3DID) {
         guard let point = reconstruction.points3D[id] else { return }
         if point.track.count <= 2 {
             deletePoint(id)

@@ -10,13 +10,13 @@ import PhotogrammetryBridge
 /// too short (lowtex-turntable's first estimate, 284 px for 1,111) a pair's turn comes out several
 /// times too large, and every true pose would disagree with the average. The mapper's own focal
 /// length, after PnP's ladder and bundle adjustment, is the one to average under.
-final class RotationCheck {
-    let options: RotationConsistency
-    let graph: MatchGraph
-    let keypoints: [[SIMD2<Double>]]
+package final class RotationCheck {
+    package let options: RotationConsistency
+    package let graph: MatchGraph
+    package let keypoints: [[SIMD2<Double>]]
     /// The camera of each image.
-    let cameraOfImage: [CameraID]
-    let threads: Int
+    package let cameraOfImage: [CameraID]
+    package let threads: Int
     /// The focal length of each camera the rotations were averaged under.
     private var focalLengths: [CameraID: Double] = [:]
     private var cached: [Int: Matrix3] = [:]
@@ -25,7 +25,7 @@ final class RotationCheck {
     /// Relative change of a focal length from which the rotations are averaged again: 10 %.
     static let maxFocalChange = 0.1
 
-    init(options: RotationConsistency, graph: MatchGraph, keypoints: [[SIMD2<Double>]], cameraOfImage: [CameraID],
+    package init(options: RotationConsistency, graph: MatchGraph, keypoints: [[SIMD2<Double>]], cameraOfImage: [CameraID],
          threads: Int) {
         self.options = options
         self.graph = graph
@@ -38,7 +38,7 @@ final class RotationCheck {
     var maxErrorDeg: Double { options.maxResidualDeg }
 
     /// The averaged rotations under `cameras`.
-    func rotations(cameras: [CameraID: Camera]) -> [Int: Matrix3] { averaged(cameras: cameras).rotations }
+    package func rotations(cameras: [CameraID: Camera]) -> [Int: Matrix3] { averaged(cameras: cameras).rotations }
 
     /// The averaged rotations under `cameras`, and each image's connected part of the voting
     /// pairs (rotations compare only within a part).

@@ -68,12 +68,12 @@ struct UnionFind {
     private var parent: [Int]
     private var sizes: [Int32]
 
-    init(count: Int) {
+    package init(count: Int) {
         parent = Array(0..<count)
         sizes = Array(repeating: 1, count: count)
     }
 
-    mutating func find(_ x: Int) -> Int {
+    package mutating func find(_ x: Int) -> Int {
         var x = x
         while parent[x] != x {
             parent[x] = parent[parent[x]]
@@ -82,7 +82,7 @@ struct UnionFind {
         return x
     }
 
-    mutating func union(_ a: Int, _ b: Int) {
+    package mutating func union(_ a: Int, _ b: Int) {
         var ra = find(a), rb = find(b)
         guard ra != rb else { return }
         if sizes[ra] < sizes[rb] { swap(&ra, &rb) }
@@ -90,5 +90,5 @@ struct UnionFind {
         sizes[ra] += sizes[rb]
     }
 
-    mutating func size(of x: Int) -> Int { Int(sizes[find(x)]) }
+    package mutating func size(of x: Int) -> Int { Int(sizes[find(x)]) }
 }

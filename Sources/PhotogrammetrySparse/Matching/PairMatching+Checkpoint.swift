@@ -1,10 +1,9 @@
 import Foundation
 import PhotogrammetryCore
 import PhotogrammetryBridge
-import PhotogrammetrySparse
 
-// Checkpoint encodings of the match graph, kept out of `Matching/` (the types stay plain there):
-// matches, matrices and flags as packed bytes, exact and compact.
+// Checkpoint encodings of the match graph: matches, matrices and flags as packed bytes, exact
+// and compact.
 
 extension PairMatching.Result: Codable {
     enum CodingKeys: String, CodingKey { case graph, staticFeatures = "static_features", tried, strategy }

@@ -93,10 +93,40 @@ let package = Package(
                            "PhotogrammetryDense", "PhotogrammetryKit"],
             path: "Sources/photogrammetry"
         ),
+        // Tests by layer: each layer's tests see that layer and those above it in the list.
+        .target(
+            name: "PhotogrammetryTestSupport",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge"],
+            path: "Tests/PhotogrammetryTestSupport"
+        ),
+        .testTarget(
+            name: "PhotogrammetryCoreTests",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryTestSupport"],
+            path: "Tests/PhotogrammetryCoreTests"
+        ),
+        .testTarget(
+            name: "PhotogrammetryBridgeTests",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryTestSupport"],
+            path: "Tests/PhotogrammetryBridgeTests"
+        ),
+        .testTarget(
+            name: "PhotogrammetryIOTests",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO", "PhotogrammetryTestSupport"],
+            path: "Tests/PhotogrammetryIOTests"
+        ),
+        .testTarget(
+            name: "PhotogrammetrySparseTests",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO", "PhotogrammetrySparse", "PhotogrammetryTestSupport"],
+            path: "Tests/PhotogrammetrySparseTests"
+        ),
+        .testTarget(
+            name: "PhotogrammetryDenseTests",
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO", "PhotogrammetrySparse", "PhotogrammetryDense", "PhotogrammetryTestSupport"],
+            path: "Tests/PhotogrammetryDenseTests"
+        ),
         .testTarget(
             name: "PhotogrammetryKitTests",
-            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO",
-                           "PhotogrammetrySparse", "PhotogrammetryDense", "PhotogrammetryKit"],
+            dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO", "PhotogrammetrySparse", "PhotogrammetryDense", "PhotogrammetryKit", "PhotogrammetryTestSupport"],
             path: "Tests/PhotogrammetryKitTests"
         ),
     ],

@@ -1,5 +1,11 @@
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 final class AbsolutePoseTests: XCTestCase {
     /// Correspondences of one image of a noisy scene with outliers.

@@ -1,11 +1,17 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// RGBA cut-outs mask themselves: features, blur scores and the dense stage's masks follow the
 /// alpha channel, and no feature's descriptor window reaches a transparent pixel.
 final class AlphaMaskTests: XCTestCase {
-    static let cutout = EndToEndTests.datasets.appendingPathComponent("cutout-temple-12")
+    static let cutout = Repository.datasets.appendingPathComponent("cutout-temple-12")
 
     /// An ellipse of blob texture (or flat grey) on a transparent black background.
     struct CutOut {

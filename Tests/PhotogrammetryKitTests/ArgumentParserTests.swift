@@ -1,5 +1,11 @@
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 final class ArgumentParserTests: XCTestCase {
     let parser = ArgumentParser(valueOptions: ["threads", "intrinsics"], flags: ["sparse-only"])

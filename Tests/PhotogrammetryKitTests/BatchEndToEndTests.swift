@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// `photogrammetry batch` as a cluster runs it: seven captures made from Datasets/ (a folder, the
 /// same as a zip, two other bundled captures, a subset, a folder of two images and a corrupt
@@ -17,7 +23,7 @@ final class BatchEndToEndTests: XCTestCase {
     private func makeCaptures(in root: URL) throws {
         let fm = FileManager.default
         try fm.createDirectory(at: root, withIntermediateDirectories: true)
-        let datasets = EndToEndTests.datasets
+        let datasets = Repository.datasets
         for name in ["templeRing-12", "cutout-temple-12", "turntable-temple-12"] {
             try fm.copyItem(at: datasets.appendingPathComponent(name), to: root.appendingPathComponent(name))
         }

@@ -1,6 +1,12 @@
 import XCTest
 import CVision
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 final class BundleAdjustmentTests: XCTestCase {
     private func noisyScene(seed: UInt64 = 11, model: CameraModel = .simpleRadial) -> SyntheticScene {

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Seeded camera rigs with small pose noise: the camera centre moves by `centerNoise` (world units,
 /// per axis, Gaussian) and the camera frame turns by `rotationNoiseDeg` (per axis, Gaussian).

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Accuracy, completeness and F1 against a unit square whose answers are known exactly.
 final class CloudComparisonTests: XCTestCase {

@@ -1,12 +1,18 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// The example cluster jobs in `scripts/cluster/` split a batch as they say: the sbatch script
 /// run as Slurm runs each array task, the Indexed Job's container command run with each pod's
 /// index, both with `--dry-run` (the plan, nothing reconstructed).
 final class ClusterJobTests: XCTestCase {
-    static let cluster = EndToEndTests.datasets.deletingLastPathComponent().appendingPathComponent("scripts/cluster")
+    static let cluster = Repository.datasets.deletingLastPathComponent().appendingPathComponent("scripts/cluster")
 
     /// Seven empty capture folders: enough to plan a batch.
     private func captures() throws -> URL {

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Limits before work: an image is sized from its header and refused above the decode limit
 /// before a pixel of it is decoded, on every path that decodes one; the decoders' own messages go
@@ -101,7 +107,7 @@ final class DecodeLimitTests: XCTestCase {
         assertRefused("depth", "depth.png: declares 640×480 = 0.31 MP, above the 0.1 MP limit (--max-megapixels)") {
             _ = try DepthPNG.read(from: depth)
         }
-        let grid = EndToEndTests.datasets.appendingPathComponent("heic/grid.heic")  // 500 x 400
+        let grid = Repository.datasets.appendingPathComponent("heic/grid.heic")  // 500 x 400
         assertRefused("HEIF", "grid.heic: declares 500×400 = 0.2 MP, above the 0.1 MP limit (--max-megapixels)") {
             _ = try PixelImage(contentsOf: grid)
         }
@@ -111,7 +117,7 @@ final class DecodeLimitTests: XCTestCase {
         // The HEIF depth image is sized on its own (a quarter of the photo per side).
         limits.maxPixels = 1000
         try limits.apply()
-        XCTAssertThrowsError(try HEICDepthImage.read(from: EndToEndTests.datasets.appendingPathComponent("heic/depth.heic"))) {
+        XCTAssertThrowsError(try HEICDepthImage.read(from: Repository.datasets.appendingPathComponent("heic/depth.heic"))) {
             XCTAssertEqual(($0 as? CVisionError)?.code, .limitExceeded, "\($0)")
         }
 

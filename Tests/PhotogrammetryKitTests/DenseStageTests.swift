@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// The dense stage: its manifest keys, and the whole pipeline on templeRing-12 at preview detail.
 final class DenseStageTests: XCTestCase {
@@ -83,7 +89,7 @@ final class DenseStageTests: XCTestCase {
     /// templeRing-12 at preview detail: a plausible cloud on the sparse surface; a rerun reuses
     /// every depth map; a fusion that cannot succeed is one line and leaves the sparse outputs.
     func testTempleRingPreview() throws {
-        let capture = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let capture = Repository.datasets.appendingPathComponent("templeRing-12")
         let output = try temporaryDirectory().appendingPathComponent("out")
         var options = ReconstructionOptions()
         options.detail = .preview
@@ -192,7 +198,7 @@ final class DenseStageTests: XCTestCase {
     /// sources must agree), the cloud fused from the geometric maps and still on the sparse
     /// surface, and a rerun that recomputes neither pass.
     func testTempleRingPreviewWithTheGeometricPass() throws {
-        let capture = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let capture = Repository.datasets.appendingPathComponent("templeRing-12")
         let output = try temporaryDirectory().appendingPathComponent("out")
         var options = ReconstructionOptions()
         options.detail = .preview

@@ -1,14 +1,15 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// The whole sparse pipeline on the bundled templeRing-12 capture, checked against its ground truth.
 final class EndToEndTests: XCTestCase {
-    /// The repository's Datasets folder, found from this file's path.
-    static let datasets = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Datasets")
-
     private func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -17,7 +18,7 @@ final class EndToEndTests: XCTestCase {
     }
 
     func testTempleRingSelfCalibrated() throws {
-        let capture = Self.datasets.appendingPathComponent("templeRing-12")
+        let capture = Repository.datasets.appendingPathComponent("templeRing-12")
         let output = try temporaryDirectory().appendingPathComponent("out")
         var options = ReconstructionOptions()
         options.sparseOnly = true
@@ -53,7 +54,7 @@ final class EndToEndTests: XCTestCase {
 
     func testTempleRingWithFixedIntrinsicsFromZip() throws {
         let work = try temporaryDirectory()
-        let capture = Self.datasets.appendingPathComponent("templeRing-12")
+        let capture = Repository.datasets.appendingPathComponent("templeRing-12")
         let zip = work.appendingPathComponent("capture.zip")
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -90,7 +91,7 @@ final class EndToEndTests: XCTestCase {
         let input = work.appendingPathComponent("two")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         for name in ["templeR0013.png", "templeR0014.png"] {
-            try FileManager.default.copyItem(at: Self.datasets.appendingPathComponent("templeRing-12/images/\(name)"),
+            try FileManager.default.copyItem(at: Repository.datasets.appendingPathComponent("templeRing-12/images/\(name)"),
                                              to: input.appendingPathComponent(name))
         }
         let output = work.appendingPathComponent("out")

@@ -1,5 +1,11 @@
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// `--mask` and masks a capture carries: mask.json forms, folders, one-line errors.
 final class MaskSourceTests: XCTestCase {
@@ -64,7 +70,7 @@ final class MaskSourceTests: XCTestCase {
     /// A rectangle is clipped to each image however far it reaches; one that keeps no pixel of an
     /// image fails that image with a reason naming the rectangle, not the photo.
     func testARectangleIsClippedToEachImageOrRejectsIt() throws {
-        let image = EndToEndTests.datasets.appendingPathComponent("templeRing-12/images/templeR0013.png")
+        let image = Repository.datasets.appendingPathComponent("templeRing-12/images/templeR0013.png")
         let huge = CGRect(x: 300, y: 200, width: 4_294_967_296, height: 4_294_967_296)
         let clipped = try FeatureSet.extract(imageURL: image, maskURL: nil, keepRect: huge, options: SIFTOptions())
         XCTAssertGreaterThan(clipped.count, 50)
@@ -118,7 +124,7 @@ final class MaskSourceTests: XCTestCase {
     }
 
     func testMaskRestrictsFeaturesAndWrongShapeIsRefused() throws {
-        let image = EndToEndTests.datasets.appendingPathComponent("templeRing-12/images/templeR0013.png")
+        let image = Repository.datasets.appendingPathComponent("templeRing-12/images/templeR0013.png")
         let all = try FeatureSet.extract(imageURL: image, maskURL: nil, keepRect: nil, options: SIFTOptions())
         let rect = CGRect(x: 200, y: 100, width: 200, height: 200)
         let inside = try FeatureSet.extract(imageURL: image, maskURL: nil, keepRect: rect, options: SIFTOptions())

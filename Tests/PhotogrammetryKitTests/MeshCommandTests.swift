@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// `photogrammetry mesh` and `photogrammetry stats` run as a user runs them (the built binary):
 /// exit codes, the files written, one line on standard error for bad input and nothing left.

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// A capture with a `depth/` folder: the run is in metres (`sparse/`, `transforms.json`,
 /// report.json's `metric_scale`), resuming the stages before export.
@@ -46,7 +52,7 @@ final class MetricScaleEndToEndTests: XCTestCase {
         let work = try temporaryDirectory()
         let capture = work.appendingPathComponent("capture")
         try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: EndToEndTests.datasets.appendingPathComponent("templeRing-12/images"),
+        try FileManager.default.copyItem(at: Repository.datasets.appendingPathComponent("templeRing-12/images"),
                                          to: capture.appendingPathComponent("images"))
         let output = work.appendingPathComponent("out")
         var options = ReconstructionOptions()

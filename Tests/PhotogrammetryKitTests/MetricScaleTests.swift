@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// The metric scale estimator on seeded synthetic scenes: depth images made from the true
 /// points (in metres), the model in other units; noise, outliers, quarter-resolution depth,
@@ -128,7 +134,7 @@ final class MetricScaleTests: XCTestCase {
 
         // A capture's HEIC with a depth item (uniform Z, 0.5 to 2.5 m) reads in metres; a PNG
         // without a depth folder has none.
-        let heic = EndToEndTests.datasets.appendingPathComponent("heic/depth.heic")
+        let heic = Repository.datasets.appendingPathComponent("heic/depth.heic")
         let image = CaptureImage(name: "depth.heic", url: heic, width: 320, height: 240, exif: Self.noExif)
         guard case .depth(let metric) = CaptureDepth(folder: nil).load(image) else { return XCTFail("depth.heic has depth") }
         XCTAssertEqual(metric.width, 160)

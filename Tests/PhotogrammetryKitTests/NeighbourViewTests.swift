@@ -1,5 +1,11 @@
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Source-view ranking and depth ranges on a seeded synthetic ring of cameras.
 final class NeighbourViewTests: XCTestCase {

@@ -1,6 +1,12 @@
 import CVision
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Each option default is written once, in the C core's `cvis_*_options_default`: a Swift
 /// options struct made with `init()` hands exactly those values back across the C boundary.

@@ -1,7 +1,13 @@
 import CVision
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// PatchMatch kernels against hand-computed values, and depth maps of rendered scenes against
 /// their ground truth.

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// templeRing-12 with a `transforms.json` beside its images, made from its ground truth and
 /// perturbed: the run finds it, matches the pairs it picks and ends in its frame and units.
@@ -18,7 +24,7 @@ final class PosePriorsEndToEndTests: XCTestCase {
         let work = try temporaryDirectory()
         let capture = work.appendingPathComponent("capture")
         try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
-        let dataset = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let dataset = Repository.datasets.appendingPathComponent("templeRing-12")
         try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))
         return (work, capture, try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse")))
     }

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Matching guided by pose priors: F from two prior views, the band measured on a sample of
 /// pairs, and templeRing-12 matched inside it keeping what full matching verifies.
@@ -34,7 +40,7 @@ final class PriorGuidedMatchingTests: XCTestCase {
     /// templeRing-12's ground truth as priors, `degrees` and `metres` off per axis.
     func templeRingPriors(degrees: Double, metres: Double, seed: UInt64)
         throws -> (features: [FeatureSet], views: [PairSelection.PriorView?]) {
-        let dataset = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let dataset = Repository.datasets.appendingPathComponent("templeRing-12")
         let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
         let images = truth.images.values.sorted { $0.name < $1.name }
         let features = try images.map { try FeatureSet.extract(imageURL: dataset.appendingPathComponent("images/\($0.name)")) }

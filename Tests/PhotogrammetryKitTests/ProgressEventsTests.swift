@@ -1,11 +1,17 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// `--progress json` and the event codes: every line from a real encoder, one line whatever a
 /// message holds, the keys a program relies on, and codes that are unique and documented.
 final class ProgressEventsTests: XCTestCase {
-    static let repository = EndToEndTests.datasets.deletingLastPathComponent()
+    static let repository = Repository.root
 
     func testCodesAndNamesAreUnique() {
         let events = PipelineEvent.allCases
@@ -99,7 +105,7 @@ final class ProgressEventsTests: XCTestCase {
     func testEveryLineOfAJSONProgressRunParsesAndHasTheKeys() throws {
         let work = try makeBridgeTestDirectory(self)
         let output = work.appendingPathComponent("out")
-        let arguments = ["reconstruct", EndToEndTests.datasets.appendingPathComponent("templeRing-12").path, output.path,
+        let arguments = ["reconstruct", Repository.datasets.appendingPathComponent("templeRing-12").path, output.path,
                          "--sparse-only", "--progress", "json"]
         let first = try BuiltProgram.run(arguments, logs: work.appendingPathComponent("logs"))
         XCTAssertEqual(first.status, 0, first.standardError)

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// `photogrammetry render` run as a user runs it (the built binary): the PNGs written and their
 /// sizes, renders from a COLMAP model's cameras, one line on standard error for bad input.

@@ -1,11 +1,17 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Resume from any stage on the bundled templeRing-12 (sparse only, to stay fast): a lost
 /// checkpoint, a changed option, a copied capture, and a SIGKILL of the built program.
 final class ResumeTests: XCTestCase {
-    static let capture = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+    static let capture = Repository.datasets.appendingPathComponent("templeRing-12")
 
     private func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-resume-\(UUID().uuidString)")

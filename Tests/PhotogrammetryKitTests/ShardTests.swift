@@ -1,5 +1,11 @@
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Which part of a batch a process runs: from `--shard`, Slurm's array variables, or a
 /// Kubernetes Indexed Job's index with `--shards`.

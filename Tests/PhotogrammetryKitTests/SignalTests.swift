@@ -1,12 +1,18 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// SIGINT and SIGTERM sent to the built program mid-run, as Ctrl-C, `kill`, `timeout` and
 /// Slurm's `scancel` send them: the run says so in one line and exits 130 or 143, leaves no
 /// temporary folder and no child behind, and a rerun picks up where it stopped.
 final class SignalTests: XCTestCase {
-    static let templeImages = EndToEndTests.datasets.appendingPathComponent("templeRing-12/images")
+    static let templeImages = Repository.datasets.appendingPathComponent("templeRing-12/images")
 
     /// No Slurm or Kubernetes variable of the machine running the tests may pick a shard.
     static let outsideAnyCluster = BatchEndToEndTests.outsideAnyCluster

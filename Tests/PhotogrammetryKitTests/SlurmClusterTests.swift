@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// `scripts/cluster/test-slurm`: batch.sbatch as a job array on a real one-node Slurm started on
 /// this machine, one task cancelled mid-capture with scancel, the array submitted again, every

@@ -1,12 +1,18 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// A fixed camera over a turning object (Datasets/turntable-temple-12): the static background
 /// must not drive the poses. Without static-feature rejection the background's matches say the
 /// camera never moved and no model comes out.
 final class TurntableEndToEndTests: XCTestCase {
-    static let capture = EndToEndTests.datasets.appendingPathComponent("turntable-temple-12")
+    static let capture = Repository.datasets.appendingPathComponent("turntable-temple-12")
 
     /// Runs the pipeline and compares its model with the ground truth; a model that cannot be
     /// read is an error, never a missing comparison a test could pass over.

@@ -1,11 +1,17 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// Video input: decoding through the core (H.264, HEVC, rotation metadata), keyframe choice by
 /// motion and sharpness, and a video of templeRing-12 reconstructed like its photos.
 final class VideoInputTests: XCTestCase {
-    static let videos = EndToEndTests.datasets.appendingPathComponent("video")
+    static let videos = Repository.datasets.appendingPathComponent("video")
     /// `Datasets/video/templeRing-12.mp4`: templeRing-12's 12 photos held 3 frames each, frame 10
     /// and frames 21-23 (all of photo 7) blurred (`scripts/make-video-samples`).
     static let templeVideo = videos.appendingPathComponent("templeRing-12.mp4")
@@ -227,7 +233,7 @@ final class VideoInputTests: XCTestCase {
             let frame = try XCTUnwrap(Int(image.name.dropFirst("frame-".count).prefix(6)))
             model.images[id]?.name = photos[frame / Self.heldFrames]
         }
-        let truth = try Reconstruction.readColmapText(from: EndToEndTests.datasets.appendingPathComponent("templeRing-12/gt_sparse"))
+        let truth = try Reconstruction.readColmapText(from: Repository.datasets.appendingPathComponent("templeRing-12/gt_sparse"))
         let photo7 = photos[7]
         var truthWithoutPhoto7 = truth
         truthWithoutPhoto7.images = truth.images.filter { $0.value.name != photo7 }

@@ -21,7 +21,9 @@ import numpy as np
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, '..', '..', '..', 'shared', 'tools'))
+sys.path.insert(0, os.path.join(here, '..', 'lib'))
 from eval_poses import load_gt, load_est, umeyama  # noqa: E402
+from pgscripts import read_depth_map  # noqa: E402
 import trimesh  # noqa: E402
 from PIL import Image  # noqa: E402
 from scipy.spatial import cKDTree  # noqa: E402
@@ -37,12 +39,10 @@ def load_mesh(path, s, R, t):
     return trimesh.Trimesh(V, g.faces, process=False)
 
 
-def read_depth_map(path):
-    """Our .cvdm: magic, width and height (int32), then depth, normals (3) and cost, float32."""
-    b = open(path, 'rb').read()
-    w, h = np.frombuffer(b[8:16], np.int32)
-    n = int(w) * int(h)
-    return np.frombuffer(b[16:16 + 4 * n], np.float32).reshape(h, w)
+def depth_plane(path):
+    """Our .cvdm's depth plane as a height x width array."""
+    w, h, depths = read_depth_map(path)
+    return np.frombuffer(depths, np.float32).reshape(h, w)
 
 
 def main():
@@ -123,7 +123,7 @@ def main():
             path = os.path.join(depth_dir, os.path.basename(frame['image']) + '.photometric.cvdm')
             if not os.path.exists(path):
                 continue
-            ours = read_depth_map(path)
+            ours = depth_plane(path)
             z, ui, vi, inside, ray = project(frame, G[idx])
             D = true_depth(frame)
             obs = inside & (np.abs(D[vi, ui] - z) < tau + 0.01 * z) & ((ray * N[idx]).sum(1) > MIN_COS)

@@ -9,17 +9,13 @@ usage: scripts/analysis/epipolar-check.py MODEL_DIR IMAGES_DIR A,B [A,B ...]   (
 """
 import glob,os
 import numpy as np,cv2,sys
-def qrot(q):
-    w,x,y,z=q
-    return np.array([[1-2*(y*y+z*z),2*(x*y-z*w),2*(x*z+y*w)],[2*(x*y+z*w),1-2*(x*x+z*z),2*(y*z-x*w)],[2*(x*z-y*w),2*(y*z+x*w),1-2*(x*x+y*y)]])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), '..', 'lib'))
+from pgscripts import read_cameras, read_images  # noqa: E402
 M=sys.argv[1]; files=sorted(glob.glob(sys.argv[2]+'/*')); names=[os.path.basename(f) for f in files]
-L=[l for l in open(M+'/images.txt') if not l.startswith('#')]
 R={};T={}
-for l in L[0::2]:
-    p=l.split(); i=names.index(p[-1])
-    R[i]=qrot(np.array(list(map(float,p[1:5])))); T[i]=np.array(list(map(float,p[5:8])))
-cam=open(M+'/cameras.txt').read().split('\n'); c=[l for l in cam if l and not l.startswith('#')][0].split()
-f,cx,cy,k=map(float,c[4:8])
+for im in read_images(M):
+    i=names.index(im.name); R[i]=np.array(im.R); T[i]=np.array(im.t)
+f,cx,cy,k=next(iter(read_cameras(M).values())).params[:4]
 sift=cv2.SIFT_create(); bf=cv2.BFMatcher()
 def feat(i):
     g=cv2.imread(files[i],0)

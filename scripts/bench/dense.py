@@ -27,7 +27,6 @@ the maximum resident set size reported by /usr/bin/time -v. Prints one Markdown 
 import argparse
 import array
 import json
-import math
 import os
 import shlex
 import shutil
@@ -37,6 +36,10 @@ import sys
 import time
 import zlib
 from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from pgscripts import (camera_centre, jacobi_eigen, quaternion_to_rotation, read_cameras,  # noqa: E402
+                       read_depth_map, read_images)
 
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = (REPO / ".." / "shared" / "datasets").resolve()
@@ -112,20 +115,6 @@ def read_png(path: Path):
     return width, height, samples
 
 
-def read_depth_map(path: Path):
-    """(width, height, depths) of our depth map file ("CVISDM01", int32 w, h, float32 depths ...)."""
-    with open(path, "rb") as f:
-        magic = f.read(8)
-        if magic != b"CVISDM01":
-            raise ValueError(f"{path}: not a CVISDM01 depth map")
-        width, height = struct.unpack("<ii", f.read(8))
-        depths = array.array("f")
-        depths.frombytes(f.read(4 * width * height))
-    if sys.byteorder != "little":
-        depths.byteswap()
-    return width, height, depths
-
-
 def read_ply_points(path: Path, limit: int):
     """Up to `limit` vertex positions (evenly strided) of a binary little-endian PLY whose vertices
     start with float x, y, z; and the vertex count."""
@@ -155,76 +144,12 @@ def read_ply_points(path: Path, limit: int):
     return points, count
 
 
-def read_colmap_model(folder: Path):
-    """cameras {id: (model, w, h, params)} and images {name: (R rows, t, camera id)} of a text model."""
-    cameras, images = {}, {}
-    with open(folder / "cameras.txt") as f:
-        for line in f:
-            fields = line.split()
-            if fields and not fields[0].startswith("#"):
-                cameras[int(fields[0])] = (fields[1], int(fields[2]), int(fields[3]), [float(v) for v in fields[4:]])
-    i = 0
-    raw = (folder / "images.txt").read_text().splitlines()
-    while i < len(raw):
-        line = raw[i].strip()
-        i += 1
-        if not line or line.startswith("#"):
-            continue
-        fields = line.split()
-        qw, qx, qy, qz, tx, ty, tz = (float(v) for v in fields[1:8])
-        images[fields[9]] = (quaternion_matrix(qw, qx, qy, qz), (tx, ty, tz), int(fields[8]))
-        i += 1  # the keypoint line
-    return cameras, images
-
-
-def quaternion_matrix(w, x, y, z):
-    n = math.sqrt(w * w + x * x + y * y + z * z)
-    w, x, y, z = w / n, x / n, y / n, z / n
-    return ((1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
-            (2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
-            (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
-
-
 def apply(R, t, x):
     return tuple(R[r][0] * x[0] + R[r][1] * x[1] + R[r][2] * x[2] + t[r] for r in range(3))
 
 
-def center(R, t):
-    """-R^T t."""
-    return tuple(-(R[0][c] * t[0] + R[1][c] * t[1] + R[2][c] * t[2]) for c in range(3))
-
-
 # ---------------------------------------------------------------------------------------------
 # Similarity (Horn's closed form with quaternions, least squares over camera centres)
-
-
-def jacobi_eigen(a):
-    """Eigenvalues and eigenvectors (columns) of a symmetric 4x4 matrix."""
-    n = len(a)
-    a = [row[:] for row in a]
-    v = [[float(i == j) for j in range(n)] for i in range(n)]
-    for _ in range(100):
-        off = max(abs(a[i][j]) for i in range(n) for j in range(n) if i != j)
-        if off < 1e-15:
-            break
-        for p in range(n):
-            for q in range(p + 1, n):
-                if abs(a[p][q]) < 1e-300:
-                    continue
-                theta = (a[q][q] - a[p][p]) / (2 * a[p][q])
-                t = (1 if theta >= 0 else -1) / (abs(theta) + math.sqrt(theta * theta + 1))
-                c = 1 / math.sqrt(t * t + 1)
-                s = t * c
-                for k in range(n):
-                    akp, akq = a[k][p], a[k][q]
-                    a[k][p], a[k][q] = c * akp - s * akq, s * akp + c * akq
-                for k in range(n):
-                    apk, aqk = a[p][k], a[q][k]
-                    a[p][k], a[q][k] = c * apk - s * aqk, s * apk + c * aqk
-                for k in range(n):
-                    vkp, vkq = v[k][p], v[k][q]
-                    v[k][p], v[k][q] = c * vkp - s * vkq, s * vkp + c * vkq
-    return [a[i][i] for i in range(n)], v
 
 
 def similarity(source, target):
@@ -242,7 +167,7 @@ def similarity(source, target):
            [sxy - syx, szx + sxz, syz + szy, -sxx - syy + szz]]
     values, vectors = jacobi_eigen(big)
     best = max(range(4), key=lambda i: values[i])
-    R = quaternion_matrix(*(vectors[k][best] for k in range(4)))
+    R = quaternion_to_rotation(*(vectors[k][best] for k in range(4)))
     rotated = [apply(R, (0, 0, 0), p) for p in s]
     scale = sum(rotated[i][k] * d[i][k] for i in range(n) for k in range(3)) / sum(v * v for p in s for v in p)
     rms = apply(R, (0, 0, 0), ms)
@@ -252,13 +177,13 @@ def similarity(source, target):
 
 def align(model: Path, gt: Path):
     """The similarity taking our sparse model's frame to gt_sparse's, from shared camera centres."""
-    _, ours = read_colmap_model(model)
-    _, truth = read_colmap_model(gt)
+    ours = {image.name: image for image in read_images(model)}
+    truth = {image.name: image for image in read_images(gt)}
     names = sorted(set(ours) & set(truth))
     if len(names) < 3:
         raise ValueError(f"{len(names)} images shared with {gt}")
-    source = [center(ours[n][0], ours[n][1]) for n in names]
-    target = [center(truth[n][0], truth[n][1]) for n in names]
+    source = [camera_centre(ours[n].R, ours[n].t) for n in names]
+    target = [camera_centre(truth[n].R, truth[n].t) for n in names]
     return similarity(source, target)
 
 
@@ -313,14 +238,15 @@ def outside_hull(cloud: Path, dataset: Path, sim, samples: int):
     scale, R, t = sim
     points, count = read_ply_points(cloud, samples)
     world = [tuple(scale * v + t[k] for k, v in enumerate(apply(R, (0, 0, 0), p))) for p in points]
-    cameras, images = read_colmap_model(dataset / "gt_sparse")
+    cameras = read_cameras(dataset / "gt_sparse")
+    images = {image.name: image for image in read_images(dataset / "gt_sparse")}
     outside = [False] * len(world)
     for name in sorted(images):
         mask_path = dataset / "masks" / f"{Path(name).stem}.png"
         if not mask_path.exists():
             continue
-        Rc, tc, camera = images[name]
-        model, width, height, params = cameras[camera]
+        Rc, tc = images[name].R, images[name].t
+        model, width, height, params = cameras[images[name].camera_id]
         if model == "PINHOLE":
             fx, fy, cx, cy = params[:4]
         else:

@@ -46,6 +46,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from pgscripts import read_cameras, read_images  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = (REPO / ".." / "shared" / "datasets").resolve()
 REFERENCE_POSES = REPO / "Datasets" / "reference-poses"  # gt_sparse of shared captures that ship without one
@@ -69,47 +72,31 @@ ROW_NOTES = {
 
 
 def read_intrinsics(gt_sparse: Path):
-    """fx, fy, cx, cy of the first camera in gt_sparse/cameras.txt (pinhole-family models)."""
+    """fx, fy, cx, cy of the first camera (lowest id) in gt_sparse/cameras.txt (pinhole-family models)."""
     path = gt_sparse / "cameras.txt"
-    cameras = []
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            cameras.append((number, fields))
+    cameras = read_cameras(gt_sparse)
     if not cameras:
         raise ValueError(f"{path}: no camera")
-    number, fields = min(cameras, key=lambda c: int(c[1][0]))
-    model, params = fields[1], [float(v) for v in fields[4:]]
+    number = min(cameras)
+    model, params = cameras[number].model, cameras[number].params
     if model == "PINHOLE" or (model in ("OPENCV", "FULL_OPENCV") and not any(params[4:])):
         fx, fy, cx, cy = params[:4]
     elif model == "SIMPLE_PINHOLE" or (model in ("SIMPLE_RADIAL", "RADIAL") and not any(params[3:])):
         fx = fy = params[0]
         cx, cy = params[1:3]
     else:
-        raise ValueError(f"{path}:{number}: camera model {model} has distortion; cannot fix PINHOLE intrinsics")
-    distinct = {tuple(c[1][1:]) for c in cameras}
+        raise ValueError(f"{path}: camera {number}: camera model {model} has distortion; cannot fix PINHOLE intrinsics")
+    distinct = {(c.model, c.width, c.height, tuple(c.params)) for c in cameras.values()}
     if len(distinct) > 1:
-        print(f"warning: {path} has {len(distinct)} different cameras; using camera {fields[0]}", file=sys.stderr)
+        print(f"warning: {path} has {len(distinct)} different cameras; using camera {number}", file=sys.stderr)
     return fx, fy, cx, cy
 
 
 def count_model_images(model_dir: Path):
-    """Registered images in a COLMAP text model (image lines in images.txt)."""
-    path = model_dir / "images.txt"
-    if not path.exists():
+    """Registered images in a COLMAP text model; None without images.txt."""
+    if not (model_dir / "images.txt").exists():
         return None
-    count, expect_points = 0, False
-    with open(path) as f:
-        for line in f:
-            if expect_points:
-                expect_points = False
-                continue
-            if line.strip() and not line.lstrip().startswith("#"):
-                count += 1
-                expect_points = True
-    return count
+    return len(read_images(model_dir))
 
 
 def short(message: str, limit: int = 60) -> str:

@@ -41,6 +41,9 @@ import numpy as np
 from PIL import Image, ImageDraw
 from scipy import ndimage
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from pgscripts import read_cameras, read_images, rotation_to_quaternion, unit_quaternion_to_rotation  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = (REPO / ".." / "shared" / "datasets").resolve()
 SEED = 9
@@ -77,31 +80,15 @@ FEWVIEWS_SIZE = (2448, 1632)    # centre crop, 4.0 MP
 
 
 def quat_to_matrix(q):
-    """Rotation matrix of a Hamilton quaternion (w, x, y, z)."""
+    """Rotation matrix of a Hamilton quaternion (w, x, y, z), normalised by numpy's norm."""
     w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return np.array(unit_quaternion_to_rotation(w, x, y, z))
 
 
 def matrix_to_quat(m):
-    """Hamilton quaternion (w, x, y, z), w >= 0, of a rotation matrix (Shepperd's method)."""
-    m = np.asarray(m, float)
-    trace = np.trace(m)
-    if trace > 0:
-        s = 2 * math.sqrt(trace + 1)
-        q = [s / 4, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
-    else:
-        i = int(np.argmax(np.diag(m)))
-        j, k = (i + 1) % 3, (i + 2) % 3
-        s = 2 * math.sqrt(1 + m[i, i] - m[j, j] - m[k, k])
-        q = [0.0] * 4
-        q[0] = (m[k, j] - m[j, k]) / s
-        q[1 + i] = s / 4
-        q[1 + j] = (m[j, i] + m[i, j]) / s
-        q[1 + k] = (m[k, i] + m[i, k]) / s
-    q = np.array(q) / np.linalg.norm(q)
-    return q if q[0] >= 0 else -q
+    """Hamilton quaternion (w, x, y, z), w >= 0, of a rotation matrix, normalised by numpy's norm."""
+    q = np.array(rotation_to_quaternion(np.asarray(m, float)))
+    return q / np.linalg.norm(q)
 
 
 def slerp(q0, q1, s):
@@ -138,22 +125,10 @@ class Pose:
 
 
 def read_model(folder: Path):
-    """cameras {id: (model, width, height, params)} and images [(name, Pose, camera id)] of a
-    COLMAP text model."""
-    cameras = {}
-    for line in (folder / "cameras.txt").read_text().splitlines():
-        f = line.split()
-        if f and not f[0].startswith("#"):
-            cameras[int(f[0])] = (f[1], int(f[2]), int(f[3]), [float(v) for v in f[4:]])
-    images = []
-    lines = [l for l in (folder / "images.txt").read_text().splitlines() if not l.startswith("#")]
-    for line in lines[0::2]:
-        f = line.split()
-        if not f:
-            continue
-        q, t = [float(v) for v in f[1:5]], [float(v) for v in f[5:8]]
-        images.append((f[9], Pose(quat_to_matrix(q), t), int(f[8])))
-    return cameras, images
+    """cameras {id: Camera} and images [(name, Pose, camera id)] of a COLMAP text model."""
+    images = [(image.name, Pose(quat_to_matrix(image.qvec), image.t), image.camera_id)
+              for image in read_images(folder)]
+    return read_cameras(folder), images
 
 
 def write_model(folder: Path, camera, images):

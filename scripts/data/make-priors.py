@@ -19,13 +19,8 @@ frame, perturbed:
 import argparse, json, os, sys
 import numpy as np
 
-
-def quaternion_to_matrix(w, x, y, z):
-    n = np.sqrt(w * w + x * x + y * y + z * z)
-    w, x, y, z = w / n, x / n, y / n, z / n
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from pgscripts import read_cameras, read_images  # noqa: E402
 
 
 def rotation_vector_to_matrix(v):
@@ -38,23 +33,10 @@ def rotation_vector_to_matrix(v):
 
 
 def read_model(folder):
-    cameras = {}
-    for line in open(os.path.join(folder, "cameras.txt")):
-        if line.startswith("#") or not line.strip():
-            continue
-        parts = line.split()
-        cameras[int(parts[0])] = (parts[1], int(parts[2]), int(parts[3]), [float(v) for v in parts[4:]])
-    images = []
-    lines = [l for l in open(os.path.join(folder, "images.txt")) if not l.startswith("#")]
-    for i in range(0, len(lines), 2):
-        parts = lines[i].split()
-        if len(parts) < 10:
-            continue
-        q = [float(v) for v in parts[1:5]]
-        t = np.array([float(v) for v in parts[5:8]])
-        images.append((" ".join(parts[9:]), int(parts[8]), quaternion_to_matrix(*q), t))
+    """cameras {id: Camera} and images [(name, camera id, R, t)] by name, R and t numpy."""
+    images = [(image.name, image.camera_id, np.array(image.R), np.array(image.t)) for image in read_images(folder)]
     images.sort(key=lambda image: image[0])
-    return cameras, images
+    return read_cameras(folder), images
 
 
 def intrinsics(camera):

@@ -18,25 +18,8 @@ import sys
 import numpy as np
 from scipy.linalg import rq
 
-
-def quaternion(R):
-    """(w, x, y, z) of a rotation matrix, w >= 0 (Shepperd's method)."""
-    m = R
-    trace = np.trace(m)
-    if trace > 0:
-        s = 2 * np.sqrt(1 + trace)
-        q = [s / 4, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
-    else:
-        k = int(np.argmax(np.diag(m)))
-        i, j = (k + 1) % 3, (k + 2) % 3
-        s = 2 * np.sqrt(1 + m[k, k] - m[i, i] - m[j, j])
-        q = [0.0] * 4
-        q[0] = (m[j, i] - m[i, j]) / s
-        q[1 + k] = s / 4
-        q[1 + i] = (m[i, k] + m[k, i]) / s
-        q[1 + j] = (m[j, k] + m[k, j]) / s
-    q = np.array(q)
-    return q if q[0] >= 0 else -q
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from pgscripts import rotation_to_quaternion  # noqa: E402
 
 
 def main():
@@ -55,7 +38,7 @@ def main():
             R, t = -R, -t
         K = K / K[2, 2]
         focal.append((K[0, 0], K[1, 1], K[0, 2], K[1, 2]))
-        frames.append((n, quaternion(R), t))
+        frames.append((n, rotation_to_quaternion(R), t))
     fx, fy, cx, cy = np.mean(focal, axis=0)
     with open(os.path.join(out, "cameras.txt"), "w") as f:
         f.write("# The matrices' own intrinsics (not the images'; see scripts/data/pavilion-reference-poses.py)\n")

@@ -32,37 +32,8 @@ import math
 import os
 import sys
 
-
-def read_images(path):
-    """Returns [(name, R rows, t)] from a COLMAP images.txt."""
-    images = []
-    with open(path, encoding="utf-8") as handle:
-        lines = handle.read().split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i].strip()
-        i += 1
-        if not line or line.startswith("#"):
-            continue
-        fields = line.split()
-        if len(fields) < 10:
-            raise SystemExit(f"{path}:{i}: expected 10 fields, found {len(fields)}")
-        qw, qx, qy, qz, tx, ty, tz = (float(v) for v in fields[1:8])
-        name = " ".join(fields[9:])
-        images.append((name, quaternion_to_rows(qw, qx, qy, qz), (tx, ty, tz)))
-        i += 1  # the POINTS2D line, which may be empty
-    return images
-
-
-def quaternion_to_rows(w, x, y, z):
-    """The rotation matrix (as three rows) of a Hamilton quaternion (w, x, y, z)."""
-    n = math.sqrt(w * w + x * x + y * y + z * z)
-    w, x, y, z = w / n, x / n, y / n, z / n
-    return (
-        (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
-        (2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
-        (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)),
-    )
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from pgscripts import camera_centre, jacobi_eigen, read_images  # noqa: E402
 
 
 def dot(a, b):
@@ -100,42 +71,13 @@ def solve3(a, b):
     return tuple(m[r][3] / m[r][r] for r in range(3))
 
 
-def jacobi_eigen(s):
-    """Eigenvalues and eigenvectors (columns of v) of a symmetric 3x3 matrix, cyclic Jacobi."""
-    a = [list(row) for row in s]
-    v = [[1.0 if r == c else 0.0 for c in range(3)] for r in range(3)]
-    for _ in range(50):
-        off = sum(a[p][q] ** 2 for p in range(3) for q in range(3) if p != q)
-        if off < 1e-30 * (1 + sum(a[p][p] ** 2 for p in range(3))):
-            break
-        for p, q in ((0, 1), (0, 2), (1, 2)):
-            if abs(a[p][q]) < 1e-300:
-                continue
-            theta = (a[q][q] - a[p][p]) / (2 * a[p][q])
-            t = math.copysign(1.0, theta) / (abs(theta) + math.sqrt(theta * theta + 1))
-            c = 1 / math.sqrt(t * t + 1)
-            s_ = t * c
-            for k in range(3):  # A <- A J
-                akp, akq = a[k][p], a[k][q]
-                a[k][p], a[k][q] = c * akp - s_ * akq, s_ * akp + c * akq
-            for k in range(3):  # A <- J^T A
-                apk, aqk = a[p][k], a[q][k]
-                a[p][k], a[q][k] = c * apk - s_ * aqk, s_ * apk + c * aqk
-            for k in range(3):  # V <- V J
-                vkp, vkq = v[k][p], v[k][q]
-                v[k][p], v[k][q] = c * vkp - s_ * vkq, s_ * vkp + c * vkq
-    values = [a[k][k] for k in range(3)]
-    vectors = [(v[0][k], v[1][k], v[2][k]) for k in range(3)]
-    return values, vectors
-
-
 def diagnose(images):
     centres, views, ups = [], [], []
-    for _, rows, t in images:
-        # c = -R^T t; the rows of R are the camera axes in world coordinates.
-        centres.append(tuple(-(rows[0][k] * t[0] + rows[1][k] * t[1] + rows[2][k] * t[2]) for k in range(3)))
-        views.append(rows[2])
-        ups.append(scale(-1, rows[1]))
+    for image in images:
+        # The rows of R are the camera axes in world coordinates.
+        centres.append(camera_centre(image.R, image.t))
+        views.append(image.R[2])
+        ups.append(scale(-1, image.R[1]))
     n = len(centres)
 
     a = [[0.0] * 3 for _ in range(3)]
@@ -156,7 +98,8 @@ def diagnose(images):
         mean_c = scale(1 / n, tuple(sum(c[k] for c in centres) for k in range(3)))
         scatter = [[sum((c[r] - mean_c[r]) * (c[k] - mean_c[k]) for c in centres) for k in range(3)] for r in range(3)]
         values, vectors = jacobi_eigen(scatter)
-        up = vectors[min(range(3), key=lambda k: values[k])]
+        smallest = min(range(3), key=lambda k: values[k])
+        up = tuple(vectors[r][smallest] for r in range(3))
         if dot(up, mean_up) < 0:
             up = scale(-1, up)
         source = "camera-centre plane"
@@ -187,8 +130,11 @@ def main(argv):
     parser.add_argument("model", help="COLMAP text model directory (with images.txt)")
     parser.add_argument("--names-first", type=int, metavar="N", help="keep only the first N images by name")
     args = parser.parse_args(argv)
-    images = read_images(os.path.join(args.model, "images.txt"))
-    images.sort(key=lambda image: image[0])
+    try:
+        images = read_images(args.model)
+    except ValueError as error:
+        raise SystemExit(str(error))
+    images.sort(key=lambda image: image.name)
     if args.names_first is not None:
         images = images[: args.names_first]
     if len(images) < 3:

@@ -2,7 +2,7 @@
 # One `reconstruct` from the images alone, timed, then judged by the shared instruments (not
 # ours): poses (eval_poses.py), the dense cloud and the mesh at 1 and 2 cm (eval_dense.py), the
 # texture rendered into every view inside the capture's masks (eval_texture.py, pyrender/OSMesa).
-# Issue 11's comparison with OpenMVS: synthetic-orbit at full, no masks.
+# The defaults are the setting of the comparison with OpenMVS: synthetic-orbit at full, no masks.
 #
 # usage: scripts/bench/end-to-end.sh [CAPTURE] [OUT] [reconstruct options...]
 #        default: ../shared/datasets/synthetic-orbit out/end-to-end --detail full --mask none

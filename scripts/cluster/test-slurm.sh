@@ -171,6 +171,14 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
     fail "$what: not within $seconds s"
 }
 job_gone() { [ -z "$(squeue -h -j "$1" 2>/dev/null)" ]; }
+ended() {  # ended NAME JOB: waits for the array submitted as NAME to end, shows its tasks' states and logs
+    wait_for 300 "job array $2 to end" job_gone "$2"
+    for t in 0 1 2; do say "task ${2}_$t: $(task_state "${2}_$t")"; done
+    for t in 0 1 2; do
+        echo "---- task ${2}_$t log"
+        sed 's/^/    /' "$work/tasks/$1-${2}_$t.log"
+    done
+}
 task_state() {  # "COMPLETED, exit 0"; a task's exit status is batch's own (143 after SIGTERM)
     scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1 | tr '\n' ','
     scontrol show job "$1" 2>/dev/null | sed -n 's/.* ExitCode=\([0-9]*\):\([0-9]*\).*/ exit \1, signal \2/p' | head -1
@@ -225,12 +233,7 @@ for capture in capture-1 capture-4; do
     [ "$(record_status 1 $capture)" != running ] || fail "$capture left \"running\" in the record"
 done
 grep -q "photogrammetry: interrupted by SIGTERM" "$work/tasks/first-${first}_1.log" || fail "no interruption line in task 1's log"
-wait_for 300 "job array $first to end" job_gone "$first"
-for t in 0 1 2; do say "task ${first}_$t: $(task_state "${first}_$t")"; done
-for t in 0 1 2; do
-    echo "---- task ${first}_$t log"
-    sed 's/^/    /' "$work/tasks/first-${first}_$t.log"
-done
+ended first "$first"
 
 # What is done now, to tell later whether the resubmission wrote it again.
 declare -A digest_before
@@ -243,12 +246,7 @@ done
 second=$(submit second)
 jobs_submitted="$first $second"
 say "resubmitted the same array: job $second"
-wait_for 300 "job array $second to end" job_gone "$second"
-for t in 0 1 2; do say "task ${second}_$t: $(task_state "${second}_$t")"; done
-for t in 0 1 2; do
-    echo "---- task ${second}_$t log"
-    sed 's/^/    /' "$work/tasks/second-${second}_$t.log"
-done
+ended second "$second"
 [ -z "$(reconstruct_pid "")" ] || fail "a reconstruct process is still running"
 
 # --- Every capture done exactly once -------------------------------------------------------------

@@ -42,7 +42,8 @@ from PIL import Image, ImageDraw
 from scipy import ndimage
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
-from pgscripts import read_cameras, read_images, rotation_to_quaternion, unit_quaternion_to_rotation  # noqa: E402
+from pgscripts import (read_cameras, read_images, rotation_to_quaternion,  # noqa: E402
+                       unit_quaternion_to_rotation)
 
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = (REPO / ".." / "shared" / "datasets").resolve()

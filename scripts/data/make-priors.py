@@ -34,7 +34,8 @@ def rotation_vector_to_matrix(v):
 
 def read_model(folder):
     """cameras {id: Camera} and images [(name, camera id, R, t)] by name, R and t numpy."""
-    images = [(image.name, image.camera_id, np.array(image.R), np.array(image.t)) for image in read_images(folder)]
+    images = [(image.name, image.camera_id, np.array(image.R), np.array(image.t))
+              for image in read_images(folder)]
     images.sort(key=lambda image: image[0])
     return read_cameras(folder), images
 

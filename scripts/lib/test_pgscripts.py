@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import pgscripts  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-REAL_MODEL = Path(os.environ.get("PGSCRIPTS_MODEL", REPO.parent / "shared" / "datasets" / "templeRing" / "gt_sparse"))
+REAL_MODEL = Path(os.environ.get("PGSCRIPTS_MODEL",
+                                 REPO.parent / "shared" / "datasets" / "templeRing" / "gt_sparse"))
 
 CAMERAS = """# Camera list with one line of data per camera:
 #   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]
@@ -76,7 +77,8 @@ class ModelTests(unittest.TestCase):
 
     def test_images_in_file_order_with_poses(self):
         images = pgscripts.read_images(self.folder)
-        self.assertEqual([(i.id, i.name, i.camera_id) for i in images], [(5, "a.png", 1), (3, "b.png", 2), (7, "c d.png", 1)])
+        self.assertEqual([(i.id, i.name, i.camera_id) for i in images],
+                         [(5, "a.png", 1), (3, "b.png", 2), (7, "c d.png", 1)])
         self.assertEqual(images[0].R, ((1, 0, 0), (0, 1, 0), (0, 0, 1)))
         self.assertEqual(images[0].t, (1.0, 2.0, 3.0))
         # (0, 0, 0, 2) normalises to a half turn about z.
@@ -98,7 +100,7 @@ class DepthMapTests(unittest.TestCase):
         path = temporary_folder(self) / "a.cvdm"
         depths = [0.0, 1.5, 2.25, 3.0, -1.0, 4.0]
         # Then three normal planes and a cost plane, which are not read.
-        path.write_bytes(b"CVISDM01" + struct.pack("<ii", 3, 2) + struct.pack("<6f", *depths) + b"\0" * 4 * 6 * 4)
+        path.write_bytes(b"CVISDM01" + struct.pack("<ii", 3, 2) + struct.pack("<6f", *depths) + bytes(4 * 6 * 4))
         width, height, read = pgscripts.read_depth_map(path)
         self.assertEqual((width, height, list(read)), (3, 2, depths))
 
@@ -127,10 +129,12 @@ class RotationTests(unittest.TestCase):
 
     def test_scale_of_the_quaternion_does_not_matter(self):
         q = (0.3, -0.2, 0.9, 0.1)
-        self.assertEqual(pgscripts.quaternion_to_rotation(*q),
-                         pgscripts.unit_quaternion_to_rotation(*(v / math.sqrt(sum(w * w for w in q)) for v in q)))
-        for a, b in zip(sum(pgscripts.quaternion_to_rotation(*q), ()), sum(pgscripts.quaternion_to_rotation(*(5 * v for v in q)), ())):
-            self.assertAlmostEqual(a, b, delta=1e-15)
+        n = math.sqrt(sum(v * v for v in q))
+        R = pgscripts.quaternion_to_rotation(*q)
+        self.assertEqual(R, pgscripts.unit_quaternion_to_rotation(*(v / n for v in q)))
+        for row, scaled_row in zip(R, pgscripts.quaternion_to_rotation(*(5 * v for v in q))):
+            for a, b in zip(row, scaled_row):
+                self.assertAlmostEqual(a, b, delta=1e-15)
 
     def test_shepperd_takes_each_branch(self):
         # Trace > 0, then the largest diagonal entry on x, y and z (half turns about each axis).
@@ -151,7 +155,8 @@ class EigenTests(unittest.TestCase):
                 a = [[b[r][c] + b[c][r] for c in range(n)] for r in range(n)]
                 values, v = pgscripts.jacobi_eigen(a)
                 self.assertEqual(a, [[b[r][c] + b[c][r] for c in range(n)] for r in range(n)], "input changed")
-                rebuilt = matmul(matmul(v, [[values[r] if r == c else 0.0 for c in range(n)] for r in range(n)]), transpose(v))
+                diagonal = [[values[r] if r == c else 0.0 for c in range(n)] for r in range(n)]
+                rebuilt = matmul(matmul(v, diagonal), transpose(v))
                 for r in range(n):
                     for c in range(n):
                         self.assertAlmostEqual(rebuilt[r][c], a[r][c], delta=1e-12)
@@ -167,7 +172,8 @@ class EigenTests(unittest.TestCase):
 @unittest.skipUnless((REAL_MODEL / "images.txt").exists(), f"no {REAL_MODEL}/images.txt")
 class RealModelTests(unittest.TestCase):
     def test_every_image_and_camera(self):
-        lines = [l for l in (REAL_MODEL / "images.txt").read_text().splitlines() if l.strip() and not l.startswith("#")]
+        text = (REAL_MODEL / "images.txt").read_text().splitlines()
+        lines = [l for l in text if l.strip() and not l.startswith("#")]
         images = pgscripts.read_images(REAL_MODEL)
         cameras = pgscripts.read_cameras(REAL_MODEL)
         self.assertGreater(len(images), 2)
@@ -175,7 +181,8 @@ class RealModelTests(unittest.TestCase):
         self.assertEqual(len({i.name for i in images}), len(images))
         for image in images:
             self.assertIn(image.camera_id, cameras)
-            fields = next(l for l in lines if l.split()[0] == str(image.id) and l.split()[9:] == image.name.split()).split()
+            fields = next(l.split() for l in lines
+                          if l.split()[0] == str(image.id) and l.split()[9:] == image.name.split())
             self.assertEqual(image.qvec, tuple(float(v) for v in fields[1:5]))
             self.assertEqual(image.t, tuple(float(v) for v in fields[5:8]))
             product = matmul(image.R, transpose(image.R))

@@ -11,7 +11,7 @@ set -euo pipefail
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 if ! dpkg-query -W -f='${Status}' libosmesa6 2>/dev/null | grep -q "install ok installed"; then
-  echo "setup-benchmarks: installing libosmesa6"
+  echo "bench/setup: installing libosmesa6"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends libosmesa6 >/dev/null
 fi
@@ -30,5 +30,5 @@ from OpenGL import GL
 assert hasattr(pyrender, "IntrinsicsCamera"), "pyrender too old"
 r = pyrender.OffscreenRenderer(8, 8)
 r.delete()
-print("setup-benchmarks: pycolmap", pycolmap.__version__, "pyrender", pyrender.__version__, "OSMesa renders")
+print("bench/setup: pycolmap", pycolmap.__version__, "pyrender", pyrender.__version__, "OSMesa renders")
 PY

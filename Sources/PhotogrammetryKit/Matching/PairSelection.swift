@@ -25,7 +25,7 @@ public struct PairSelectionOptions: Sendable {
     /// descriptors (the sum of F_i·F_j over pairs). Default 1.5e11: about 10 CPU-minutes at the
     /// measured 3.8 ns per comparison (5 minutes on two cores), so dtu-scan24's 49 full-size
     /// images (6.2e10, 4 CPU-minutes) stay exhaustive, and frames of 1,300 features up to about
-    /// 420, of 8,000 features up to about 65 (`scripts/benchmark-pairs`).
+    /// 420, of 8,000 features up to about 65 (`scripts/bench/pairs.py`).
     public var exhaustiveComparisons = 1.5e11
     /// Match as a walk whatever the capture's size: sequential neighbours, pairs 2^k apart and
     /// loop closures between the walk's ends, never all pairs (rooms, `--room`). Default false.
@@ -38,7 +38,7 @@ public struct PairSelectionOptions: Sendable {
     /// images of pavilion-outer and dtu-scan24 have up to 38 and 34 verified partners (median 9
     /// and 26); retrieval's 30 best alone reach 0.98 and 0.92 of exhaustive matching's verified
     /// pairs (25: 0.90 and 0.86; 20: 0.82 and 0.76) and every pair with 50 matches or more, at
-    /// about 0.7·n·k pairs (`scripts/benchmark-pairs`).
+    /// about 0.7·n·k pairs (`scripts/bench/pairs.py`).
     public var retrievalNeighbours = 30
     /// Retrieval: the capture counts as a sequence (video, photos taken in order) when at least this
     /// share of consecutive images (by name) retrieve each other among their `retrievalNeighbours`;

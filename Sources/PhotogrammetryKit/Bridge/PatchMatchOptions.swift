@@ -23,7 +23,8 @@ public struct PatchMatchOptions: Sendable, Equatable {
     public var coarseIterations = Int(CoreDefaults.patchMatch.coarse_iterations)
     /// The full-resolution sweep scores a pixel's candidates with only the sources of its
     /// upsampled plane's lowest costs (0: every source). Default 5 of the 8 sources: the
-    /// `topKViews` best plus one, so that sweep scores fewer sources (docs/benchmarks.md).
+    /// `topKViews` best, which decide a pixel's cost, plus one to spare; the sweep is faster than
+    /// with every source (docs/benchmarks.md).
     public var fineViews = Int(CoreDefaults.patchMatch.fine_views)
     /// Source views whose costs are averaged per pixel: the best `topKViews` of the sources that
     /// see the point. Default 4.

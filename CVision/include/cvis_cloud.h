@@ -11,12 +11,12 @@ extern "C" {
 #endif
 
 typedef struct cvis_fusion_options {
-  int32_t min_num_views;          /* default 3: views (the reference included) that must agree
+  int32_t min_num_views;          /* default 2: views (the reference included) that must agree
                                      for a point to be kept */
   double max_reprojection_error;  /* default 2: pixels, reference pixel vs its re-projection
                                      through a source depth map */
   double max_depth_error;         /* default 0.01: relative depth difference */
-  double max_normal_error_deg;    /* default 10 */
+  double max_normal_error_deg;    /* default 30: degrees between the two views' normals */
   int32_t num_threads;            /* default 2 */
 } cvis_fusion_options;
 

@@ -13,9 +13,9 @@ namespace cvis_mesh_core {
 namespace {
 
 // Open3D 0.16's repairs (RemoveDuplicatedTriangles, RemoveNonManifoldEdges,
-// ClusterConnectedTriangles) hash every edge in node-based maps and rebuild them each round:
-// 22-38 s on synthetic-orbit's 2.5M Poisson triangles. The same repairs here work on one sorted
-// array of edges (a second or two).
+// ClusterConnectedTriangles) hash every edge in node-based maps and rebuild them each round,
+// tens of seconds on a few million Poisson triangles. The same repairs here work on one sorted
+// array of edges, in a second or two (docs/benchmarks.md).
 
 // An undirected edge (the smaller vertex index in the high half) and a triangle that has it.
 struct EdgeUse {

@@ -21,8 +21,7 @@ public struct SIFTOptions: Sendable, Equatable {
     /// The lowest contrast threshold adaptation goes to. Default 0.005, an eighth of the default
     /// (three halvings): per scale layer that is a DoG contrast of 0.005 / 3 of the intensity
     /// range, 0.4 grey levels of an 8-bit image; lower thresholds accept extrema smaller than the
-    /// image's own quantisation (on a smoothed render, 0.0025 adds 12 % more features and
-    /// 0.00125 76 %: noise, not texture).
+    /// image's own quantisation: noise, not texture (docs/benchmarks.md).
     public var minContrastThreshold = CoreDefaults.sift.min_contrast_threshold
     /// With an alpha channel, a keypoint is kept only when the nearest transparent pixel is more
     /// than this many times its scale (sigma) away. Default 10.6: SIFT's descriptor window is
@@ -32,12 +31,9 @@ public struct SIFTOptions: Sendable, Equatable {
     /// Frames still below ``minFeatures`` at ``minContrastThreshold`` are detected again with
     /// affine simulations (OpenCV's `AffineFeature`, ASIFT) up to this tilt index. Default 0: off.
     ///
-    /// Measured on a 48-view ring of a smoothed synthetic-orbit (122 features per frame at 0.04;
-    /// 15 frames still starved at 0.005): between neighbours ASIFT gives 3 to 7 times the
-    /// verified matches, but in the pipeline the frames it rescues do not grow steadily with the
-    /// tilts (39 of 48 registered without it, 39 / 45 / 37 with tilt index 1 / 2 / 3) at 4 to 10
-    /// times the run time (about 18 s without, 79 / 101 / 183 s with), and keeping only its
-    /// strongest 1000 or 2000 features loses the ring (33 registered).
+    /// Between neighbours ASIFT gives several times the verified matches, but in the pipeline the
+    /// frames it rescues do not grow steadily with the tilt, at several times the run time, and
+    /// keeping only its strongest features loses the ring (docs/benchmarks.md).
     public var affineMaxTilt = Int(CoreDefaults.sift.affine_max_tilt)
     /// RootSIFT descriptors (L1-normalise then square root). Default true.
     public var rootSIFT = CoreDefaults.sift.root_sift != 0

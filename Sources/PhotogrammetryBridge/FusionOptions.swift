@@ -4,9 +4,11 @@ import CVision
 ///
 /// A pixel of a depth map becomes a point when enough neighbouring views agree with it; these
 /// are the limits of agreement. They mirror `cvis_fusion_options` (COLMAP's StereoFusion uses
-/// the same defaults for the first four).
+/// the same reprojection and depth limits; two views and 30° give a better cloud than three
+/// views and 10°, docs/benchmarks.md).
 public struct FusionOptions: Sendable, Equatable {
-    /// Views that must agree on a point, the reference view included. Default 3.
+    /// Views that must agree on a point, the reference view included. Default 2: the reference
+    /// and one neighbour (rooms ask for ``DenseOptions/roomFusionMinViews``).
     public var minNumViews = Int(CoreDefaults.fusion.min_num_views)
     /// Largest distance in pixels between a reference pixel and its re-projection through a
     /// neighbour's depth. Default 2.
@@ -15,7 +17,7 @@ public struct FusionOptions: Sendable, Equatable {
     /// reference implies. Default 0.01.
     public var maxDepthError = CoreDefaults.fusion.max_depth_error
     /// Largest angle between the reference's and a neighbour's normal, degrees; a depth map
-    /// without normals (zero vectors) does not veto. Default 10.
+    /// without normals (zero vectors) does not veto. Default 30.
     public var maxNormalErrorDeg = CoreDefaults.fusion.max_normal_error_deg
     /// Threads evaluating the rows of a view; the output does not depend on it. Default 2.
     public var numThreads = Int(CoreDefaults.fusion.num_threads)

@@ -3,16 +3,15 @@ import CVision
 /// Options of image retrieval: the vocabulary tree trained on the capture and the Hamming
 /// embedding that scores shared words.
 public struct RetrievalOptions: Sendable, Equatable {
-    /// Children of every node of the vocabulary tree. Default 6 (4 to 16 retrieve alike, within
-    /// ±0.02 of recall on pavilion-outer and dtu-scan24; a narrow tree trains faster).
+    /// Children of every node of the vocabulary tree. Default 6 (4 to 16 retrieve alike, and a
+    /// narrow tree trains faster; docs/benchmarks.md).
     public var branching = 6
     /// Levels below the root at most (6^8 words: never the limit). Default 8.
     public var maxDepth = 8
     /// The tree gets one word per this many of the capture's descriptors. Default 128, as
     /// Hamming embedding's literature (about 150 per word): Hamming signatures tell a word's
-    /// descriptors apart, so a small vocabulary does. On pavilion-outer (128k descriptors) 1,000
-    /// words retrieve 0.89 of exhaustive matching's verified pairs at 25 neighbours, 500 words
-    /// 0.90, 2,000 words 0.87; on dtu-scan24 (357k) 64 to 256 per word all give 0.84.
+    /// descriptors apart, so a small vocabulary does, and a larger one retrieves no better
+    /// (docs/benchmarks.md).
     public var descriptorsPerWord = 128
     /// A node trained on fewer descriptors is not split, so that each word's medians (its
     /// Hamming embedding) rest on enough samples. Default 32.

@@ -18,12 +18,13 @@ public struct PatchMatchOptions: Sendable, Equatable {
     /// one). Default 3.
     public var numIterations = Int(CoreDefaults.patchMatch.num_iterations)
     /// Sweeps at half resolution before the one at full resolution (views large enough for
-    /// coarse-to-fine). Default 2: synthetic-orbit's cloud F1 at 1 cm 92.40 with 3, 92.31 with 2,
-    /// in two thirds of the half-resolution time.
+    /// coarse-to-fine). Default 2: a third sweep barely changes the cloud and costs half as much
+    /// time again (docs/benchmarks.md).
     public var coarseIterations = Int(CoreDefaults.patchMatch.coarse_iterations)
     /// The full-resolution sweep scores a pixel's candidates with only the sources of its
     /// upsampled plane's lowest costs (0: every source). Default 5 of the 8 sources: the
-    /// `topKViews` best plus one; that sweep takes 1.4 s per 800 x 600 view instead of 1.7.
+    /// `topKViews` best, which decide a pixel's cost, plus one to spare; the sweep is faster than
+    /// with every source (docs/benchmarks.md).
     public var fineViews = Int(CoreDefaults.patchMatch.fine_views)
     /// Source views whose costs are averaged per pixel: the best `topKViews` of the sources that
     /// see the point. Default 4.

@@ -13,9 +13,8 @@ public struct TrimOptions: Sendable, Equatable {
     public var densityMedianRatio = CoreDefaults.trim.density_median_ratio
     /// Triangles whose centroid is farther from the nearest cloud point than this many times
     /// the reference length (the larger of the median point spacing and the Poisson cell) go
-    /// (0: off). Default 2: what Poisson spans farther from the cloud than two cells is a guess
-    /// (synthetic-orbit at full, mesh F1 at 1 cm: 91.4 at 10, 92.1 at about 2, 92.4 at about 1,
-    /// where holes open), while a hole of up to four cells stays closed.
+    /// (0: off). Default 2: what Poisson spans farther from the cloud than two cells is a guess,
+    /// while a hole of up to four cells stays closed; at one, holes open (docs/benchmarks.md).
     public var maxDistanceSpacings = CoreDefaults.trim.max_distance_spacings
     /// Triangles with a vertex outside this box go; nil keeps all. Default nil (the core's
     /// `use_box` 0).

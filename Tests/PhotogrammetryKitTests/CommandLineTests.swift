@@ -15,7 +15,7 @@ final class CommandLineTests: XCTestCase {
     typealias Outcome = BuiltProgram.Outcome
 
     /// Runs the executable with `arguments` in `directory`; a run that outlives `timeout` is
-    /// killed and fails the test (a hang is the bug some of these cases were).
+    /// killed and fails the test, so that a hang is a failure, not a stalled suite.
     /// - Parameter started: called with the process id as soon as it runs.
     private func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
                      timeout: TimeInterval = 120, started: ((Int32) throws -> Void)? = nil,

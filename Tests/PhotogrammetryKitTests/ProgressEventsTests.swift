@@ -25,16 +25,16 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertEqual(PipelineEvent.fewViewsFullResolution.name, "few_views_full_resolution")
     }
 
-    /// The README's table is the users' copy of the codes: every code with its name, severity,
-    /// subject and summary as the enum has them, and nothing else.
-    func testTheReadmeTableListsEveryCode() throws {
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+    /// docs/outputs.md's table is the users' copy of the codes: every code with its name,
+    /// severity, subject and summary as the enum has them, and nothing else.
+    func testTheOutputsDocumentListsEveryCode() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("docs/outputs.md"), encoding: .utf8)
         var rows: [Int: [String]] = [:]
         for line in readme.split(separator: "\n") where line.hasPrefix("| ") {
             // | code | `name` | severity | subject | when |
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count == 5, let code = Int(cells[0]) else { continue }
-            XCTAssertNil(rows[code], "code \(code) twice in the README")
+            XCTAssertNil(rows[code], "code \(code) twice in docs/outputs.md")
             rows[code] = [cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[2], cells[3], cells[4]]
         }
         XCTAssertEqual(Set(rows.keys), Set(PipelineEvent.allCases.map(\.code)))

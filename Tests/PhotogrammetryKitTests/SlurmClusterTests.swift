@@ -8,12 +8,12 @@ import XCTest
 @testable import PhotogrammetryKit
 import PhotogrammetryTestSupport
 
-/// `scripts/cluster/test-slurm`: batch.sbatch as a job array on a real one-node Slurm started on
+/// `scripts/cluster/test-slurm.sh`: batch.sbatch as a job array on a real one-node Slurm started on
 /// this machine, one task cancelled mid-capture with scancel, the array submitted again, every
 /// capture then done exactly once. Runs where Slurm and MUNGE are installed and we are root (the
 /// daemons need it); skipped elsewhere, saying why.
 final class SlurmClusterTests: XCTestCase {
-    static let script = ClusterJobTests.cluster.appendingPathComponent("test-slurm")
+    static let script = ClusterJobTests.cluster.appendingPathComponent("test-slurm.sh")
 
     /// The first of Slurm's and MUNGE's programs the script needs that is not installed, if any.
     private func missingProgram() -> String? {
@@ -25,7 +25,7 @@ final class SlurmClusterTests: XCTestCase {
 
     func testACancelledArrayTaskAndAResubmissionDoEveryCaptureExactlyOnce() throws {
         if let missing = missingProgram() {
-            throw XCTSkip("\(missing) is not installed (apt-get install slurm-wlm munge; scripts/cluster/test-slurm installs them when run by hand)")
+            throw XCTSkip("\(missing) is not installed (apt-get install slurm-wlm munge; scripts/cluster/test-slurm.sh installs them when run by hand)")
         }
         guard getuid() == 0 else { throw XCTSkip("slurmd and munged run as root here; the tests do not") }
         let logs = try makeBridgeTestDirectory(self)

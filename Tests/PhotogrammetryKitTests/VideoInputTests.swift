@@ -13,7 +13,7 @@ import PhotogrammetryTestSupport
 final class VideoInputTests: XCTestCase {
     static let videos = Repository.datasets.appendingPathComponent("video")
     /// `Datasets/video/templeRing-12.mp4`: templeRing-12's 12 photos held 3 frames each, frame 10
-    /// and frames 21-23 (all of photo 7) blurred (`scripts/make-video-samples`).
+    /// and frames 21-23 (all of photo 7) blurred (`scripts/data/make-video-samples.sh`).
     static let templeVideo = videos.appendingPathComponent("templeRing-12.mp4")
     static let blurredFrames = [10, 21, 22, 23]
     static let heldFrames = 3

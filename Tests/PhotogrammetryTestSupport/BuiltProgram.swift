@@ -74,8 +74,8 @@ package enum BuiltProgram {
             (self.process, self.out, self.err) = (process, out, err)
         }
 
-        /// Waits for the end; a run that outlives `timeout` is killed and fails the test (a hang
-        /// is the bug some cases were).
+        /// Waits for the end; a run that outlives `timeout` is killed and fails the test, so that
+        /// a hang is a failure, not a stalled suite.
         package func wait(timeout: TimeInterval, file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
             if done.wait(timeout: .now() + timeout) == .timedOut {
                 process.terminate()

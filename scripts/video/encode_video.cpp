@@ -1,7 +1,7 @@
 // Encodes a list of images as a video through OpenCV's FFmpeg writer: each image held for
 // --repeat frames (a still shot between moves, so the video's frames are the photos' own pixels),
-// chosen output frames blurred on purpose. Used by scripts/make-video-samples (Datasets/video/)
-// and scripts/benchmark-video.
+// chosen output frames blurred on purpose. Used by scripts/data/make-video-samples.sh (Datasets/video/)
+// and scripts/bench/video.py.
 //
 // Usage: encode_video OUT.mp4 FOURCC FPS [--repeat N] [--blur I,J,...] [--sigma S] IMAGE...
 //   FOURCC: avc1 (H.264), hvc1 (HEVC), mp4v (MPEG-4 part 2); exits 3 when the writer cannot open

@@ -31,7 +31,7 @@ int IterationCap(const cvis_two_view_options& options, int sample_size) {
 }
 
 // MSAC scoring with inner local optimisation: on synthetic pairs (2000 matches, 20-60% outliers)
-// it found the same inliers and E rotation as MAGSAC++ and the iterative/graph-cut variants in
+// it finds the same inliers and E rotation as MAGSAC++ and the iterative/graph-cut variants in
 // a half to a third of their time.
 cv::UsacParams MakeUsacParams(const cvis_two_view_options& options, int sample_size) {
   cv::UsacParams params;

@@ -114,8 +114,8 @@ constexpr int kSteps = kDim / 2;  // vpmaddwd sums two int16 products per lane a
 constexpr int kVectors = 6;       // b vectors per tile: 48 keypoints of b against one of a
 
 // One tile: a's keypoint `row` (int16 bytes) against b's vectors [vector, vector + kVectors).
-// One row of a per tile: vpmaddwd issues once a cycle on the AVX2 machines measured (Zen 3),
-// and a tile of several a rows ran slower there (1 x 6: 55 GMAC/s, 4 x 3: 27, Eigen's floats: 32).
+// One row of a per tile: vpmaddwd issues once a cycle on AVX2 machines such as Zen 3, and a
+// tile of several a rows is slower there (docs/benchmarks.md).
 inline void Tile(const int16_t* row, float inverse_a, const int16_t* packed_b, const float* inverse_b,
                  int32_t vector, int32_t count_b, float* column) {
   __m256i sum[kVectors];

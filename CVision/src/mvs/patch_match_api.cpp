@@ -42,11 +42,8 @@ extern "C" void cvis_patch_match_options_default(cvis_patch_match_options* o) {
   o->window_step = 2;
   o->sigma_spatial = 5;
   // Not COLMAP's 0.2: a window that straddles an edge (the object against what lies behind or
-  // below it) then still weighs the other side, and the plane snaps towards it. Measured in
-  // session 21 on the same sparse models (mesh F1 at 1 cm unless said): synthetic-orbit 91.41 at
-  // 0.2, 92.33 at 0.1, 92.86 at 0.05, 93.04 at 0.03 (whose maps hold 8 % fewer pixels, the cloud
-  // 93.30 -> 92.98); synthetic-turntable 94.14 -> 94.02 at 0.05, synthetic-room's area beyond
-  // 5 cm 0.82 -> 0.45 %, dtu-scan24 at preview the same texture PSNR (18.80 dB).
+  // below it) then still weighs the other side, and the plane snaps towards it. Lower still
+  // (0.03) empties the maps of pixels the cloud needs (docs/benchmarks.md).
   o->sigma_color = 0.05;
   o->num_iterations = 3;
   o->coarse_iterations = 2;

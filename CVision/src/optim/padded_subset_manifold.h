@@ -15,9 +15,8 @@ namespace cvis {
 /// Why: Ceres's Schur eliminator is compiled for fixed block sizes (2 residuals, 3 point
 /// coordinates, 6 camera parameters) and falls back to dynamic sizes as soon as one reduced
 /// block differs. A gauge-fixed pose (tangent 5) or an intrinsics block (tangent 2 to 4) in a
-/// problem of 6-parameter poses made every global bundle adjustment take the dynamic path,
-/// 1.4-1.9x slower per iteration in the linear solver (templeRing's adjustments of all 47 views:
-/// 1.2-1.5 against 0.7-1.1 us per observation).
+/// problem of 6-parameter poses makes every global bundle adjustment take the dynamic path,
+/// 1.4-1.9x slower per iteration in the linear solver (docs/benchmarks.md).
 /// The padding columns of the Jacobian are zero: their gradient is zero, Levenberg-Marquardt's
 /// damping keeps the system definite, and the step along them is zero.
 class PaddedSubsetManifold final : public ceres::Manifold {

@@ -185,9 +185,8 @@ LocalLevelling LevelSeamsLocally(const Mesh& mesh, const std::vector<cvis_mvs_vi
   A.setFromTriplets(entries.begin(), entries.end());
   entries = {};
   Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> solver;
-  // A relative residual of 1e-3 is a hundredth of a level for a 10-level correction: templeRing
-  // raw's 4.8M unknowns in 37 iterations (20 s with the set-up) against 234 at 1e-5 (67 s), and
-  // synthetic-orbit's PSNR and SSIM the same to the third decimal.
+  // A relative residual of 1e-3 is a hundredth of a level for a 10-level correction: a tighter
+  // one takes several times the iterations for the same renders (docs/benchmarks.md).
   solver.setTolerance(1e-3);
   solver.setMaxIterations(1000);
   solver.compute(A);

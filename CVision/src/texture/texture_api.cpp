@@ -33,20 +33,19 @@ extern "C" void cvis_texture_options_default(cvis_texture_options* options) {
   options->max_pages = 1;
   options->padding_px = 4;
   // Two texels per image pixel where the page has room: the atlas is resampled again when it is
-  // drawn, and at one texel per pixel the two resamplings blur (synthetic-orbit at full: PSNR
-  // 26.28 -> 26.34 dB; lower levels' pages are full before that).
+  // drawn, and at one texel per pixel the two resamplings blur (lower levels' pages fill before
+  // that; docs/benchmarks.md).
   options->max_texel_per_pixel = 2.0;
   options->min_view_cos = 0.1;
   options->smoothness = 1.0;
   options->smoothing_iterations = 10;
   options->max_views_per_face = 8;
-  // Local levelling: synthetic-orbit from its own mesh at full, 26.34 dB and SSIM 0.852 with
-  // per-view offsets, 27.14 and 0.863 so (the true mesh from the true poses: 27.38 -> 27.96).
+  // Local levelling: one offset per view cannot follow shading that changes along a seam, and
+  // the renders come closer to the photos with it (docs/benchmarks.md).
   options->level_seams = 2;
   options->seam_regularization = 0.1;
-  // The smaller the better on synthetic-orbit (a chart-by-chart prototype at sigma 0.5 / 1 / 2 /
-  // 4 / 8: 27.19 / 27.17 / 27.13 / 27.05 / 26.93 dB); one pixel still averages a finest mesh's
-  // neighbouring faces.
+  // The smallest scale that still averages a finest mesh's neighbouring faces, one pixel: every
+  // wider one rendered further from the photos (docs/benchmarks.md).
   options->local_seam_sigma_px = 1.0;
   options->num_threads = 2;
 }

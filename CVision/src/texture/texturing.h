@@ -102,8 +102,8 @@ inline double PixelToTexel(double pixel, double min, double scale, int padding) 
 // options.seam_regularization. One offset per view, not per chart: exposure and white balance
 // belong to a photo, and thousands of seam samples per view average out what is not exposure (a
 // face's colour differs between two views also where the geometry is a little off; per-chart
-// offsets, fitted to a few samples each, took that noise for exposure: -1.7 dB on
-// synthetic-orbit). A sample is one face beside a seam between views a and b: its mean colour in
+// offsets, fitted to a few samples each, take that noise for exposure; docs/benchmarks.md).
+// A sample is one face beside a seam between views a and b: its mean colour in
 // a and in b (the same surface in both).
 struct SeamSample {
   int64_t view_a, view_b;

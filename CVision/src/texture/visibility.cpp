@@ -131,9 +131,8 @@ std::vector<std::vector<Candidate>> FindCandidateViews(const Mesh& mesh,
         if (!inside) continue;
         // The mask is tested at the centroid only. Where an object meets the ground, the mask's
         // edge runs across faces its front views see squarely; testing their corners too (even
-        // pulled a quarter of the way in) took those views away: synthetic-orbit's true mesh
-        // from its true poses scored 26.40 dB inside the masks so, 27.38 at the centroid, 27.41
-        // without masks. A corner past the edge costs at most its pixel of background.
+        // pulled a quarter of the way in) takes those views away (docs/benchmarks.md). A corner
+        // past the edge costs at most its pixel of background.
         const double mu = (u[0] + u[1] + u[2]) / 3, mw = (w[0] + w[1] + w[2]) / 3;
         if (!Kept(mask, mu, mw)) continue;
         // Facing: the face normal against the direction to the camera.

@@ -1,5 +1,5 @@
-// The bytes behind an opaque cvis_buffer (an encoded image, for now), owned by the core until
-// cvis_buffer_destroy.
+// The bytes behind an opaque cvis_buffer (an encoded image, depth values, a video's frame
+// measures), owned by the core until cvis_buffer_destroy.
 #pragma once
 
 #include <cstdint>

@@ -15,22 +15,19 @@ public struct DenseOptions: Sendable {
     /// Runs PatchMatch's geometric pass (every map again, its sources' photometric maps asked to
     /// agree) and fuses its maps instead of the photometric ones. Default false: fusion already
     /// keeps only what two depth maps agree on, and the geometric pass drops surface those maps
-    /// hold. Measured on synthetic-orbit (cloud F1 at 1 cm, the same fusion): geometric maps
-    /// 91.3, photometric 93.4; the pass cost 40 % of the dense stage.
+    /// hold, at a large share of the dense stage's time (docs/benchmarks.md).
     public var geometricPass = false
     /// Rooms fuse a point only where at least this many views agree. A room's mesh must stay
-    /// where surfaces were seen, and the cloud's noise is what Poisson spans there: on
-    /// synthetic-room's photometric maps three views leave 0.07 % of the points farther than
-    /// 5 cm from the room, two views 0.39 %, for 47.4 % and 48.5 % of the room within 2 cm.
+    /// where surfaces were seen, and the cloud's noise is what Poisson spans there: three views
+    /// leave a fraction of two views' stray points for nearly the same coverage
+    /// (docs/benchmarks.md).
     public static let roomFusionMinViews = 3
     /// Source views per reference image. Default 8.
     ///
     /// PatchMatch costs time in proportion to its sources (every hypothesis is scored in each),
     /// and averages the best `patchMatch.topKViews` (4) per pixel; 8 candidates leave four to drop
     /// where the point is occluded or outside a source's frame. On a ring of cameras these are the
-    /// nearest four on either side. Measured on synthetic-orbit at preview (F1 at 1 cm, dense
-    /// seconds): 4 sources 82.8 % in 30 s, 6 sources 87.6 % in 42 s, 8 sources 88.9 % in 52 s;
-    /// at full detail (800x600), 6 sources 89.1 % in 66 s, 8 sources 90.4 % in 83 s.
+    /// nearest four on either side. Fewer sources save time but lose F1 (docs/benchmarks.md).
     public var numSourceViews = 8
     /// When ranking sources, shared points seen at a smaller triangulation angle (degrees) count
     /// less, by (angle / this)²: depth from a narrow baseline is poor. Default 5.
@@ -39,9 +36,8 @@ public struct DenseOptions: Sendable {
     /// dropped and read again from disk when needed. Default 1 GiB.
     public var cacheBytes = 1 << 30
     /// Depth maps computed at the same time, each with `patchMatch.numThreads / this` threads.
-    /// Default 1: PatchMatch already keeps every thread busy inside one image (templeRing-12 at
-    /// preview, 2 threads: 24 depth maps in 25.9 s one at a time and 25.9 s two at a time), and
-    /// one image at a time needs the fewest views in the cache.
+    /// Default 1: PatchMatch already keeps every thread busy inside one image (two at a time are
+    /// no faster, docs/benchmarks.md), and one image at a time needs the fewest views in the cache.
     public var concurrentImages = 1
 
     public init() {}

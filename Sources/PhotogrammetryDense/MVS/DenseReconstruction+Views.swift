@@ -83,8 +83,8 @@ extension DenseReconstruction {
     /// size and the camera (its parameters as numbers, compared with a tolerance).
     func viewEntry(_ input: Input, camera: Camera, maxSide: Int) -> DenseManifest.Entry {
         var hash = StableHash()
-        // "size": views keyed by the size they are made at (since the alpha channel became a
-        // mask; older ones are remade). The size, not the level's cap: a 800 px capture is worked
+        // "view-size": views keyed by the size they are made at (an entry keyed otherwise never
+        // matches, so its view is remade). The size, not the level's cap: a 800 px capture is worked
         // on at 800 px from `reduced` to `raw`, and changing between those levels reuses every
         // view, depth map and the cloud instead of remaking identical ones.
         hash.add("view-size")

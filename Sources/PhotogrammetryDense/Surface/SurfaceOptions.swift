@@ -33,14 +33,14 @@ public struct SurfaceOptions: Sendable, Equatable {
 
     /// A region's robust extent leaves this share of the points out on each side of each axis:
     /// a few stray points do not stretch it. 1 %, not more: an orbit's sparse points are mostly
-    /// the ground, and at 2 % synthetic-orbit's box stopped below the object's top (mesh F1 at
-    /// 1 cm 89.9 against 90.4 uncut).
+    /// the ground, and at 2 % synthetic-orbit's box stopped below the object's top
+    /// (docs/benchmarks.md).
     public static let regionQuantile = 0.01
 
     /// Rooms trim triangles farther than this many reference lengths from the cloud: a wall
     /// nobody filmed is empty, not a smooth guess. (Objects take the core's 2: their Poisson
     /// cells are a fraction of the region the cameras look at, a room's of the whole room, so
-    /// 3 of a room's cells reach farther than 2 of an object's; synthetic-room was measured at 3.)
+    /// 3 of a room's cells reach farther than 2 of an object's.)
     public static let roomMaxDistanceSpacings = 3.0
     /// Rooms also trim a larger share of the least supported surface.
     public static let roomDensityQuantile = 0.10

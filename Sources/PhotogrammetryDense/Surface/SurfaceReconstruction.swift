@@ -116,8 +116,7 @@ extension SurfaceReconstruction {
     /// An object's Poisson sees only its region, grown by twice the margin so that the surface
     /// reaches the trimming box whole: Poisson's cells divide the box of what it is given, and
     /// far background and stray points stretch that box (synthetic-orbit's cloud spans 35 m
-    /// around an object of 2.5 m; at depth 10 its cells were 3.4 cm, and mesh F1 at 1 cm was 90.0
-    /// against 91.7 from the region alone).
+    /// around an object of 2.5 m: at depth 10 a cell of the whole is 3.4 cm; docs/benchmarks.md).
     package func regionCloud(_ cloud: PointCloud) throws -> (OrientedCloud, BoundingBox?) {
         guard !options.room else { return (try OrientedCloud(cloud), nil) }
         let region: BoundingBox

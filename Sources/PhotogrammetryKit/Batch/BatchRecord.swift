@@ -14,8 +14,8 @@ public struct BatchRecord: Codable, Sendable {
         /// The capture's output folder, absolute.
         public var output: String
         /// "ok", "failed", "interrupted" (a signal stopped it: not finished, a rerun runs it
-        /// again from its checkpoints), "running", "pending"; "skipped" in records written before
-        /// ``finishedBefore`` (now "ok").
+        /// again from its checkpoints), "running", "pending"; "skipped" in records without
+        /// ``finishedBefore``, which mark a capture found done that way instead of "ok".
         public var status: String
         /// Whether this run left it alone because it had finished before with the same options
         /// (status "ok"): a rerun's record tells which captures it reconstructed and which it found done.

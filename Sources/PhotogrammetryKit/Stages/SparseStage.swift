@@ -148,8 +148,7 @@ public struct SparseStage: CheckpointedStage {
                                        colors: features.map(\.colors), cameraHasPrior: setup.hasPrior,
                                        options: mapperOptions(setup, turntable: scene.turntable))
         // On a turntable the pairs see the turning object alone, a small part of the frame, and
-        // their rotations scatter too widely to judge a pose by (lowtex-turntable: AUC@5 93.6 ->
-        // 77.3 with the check).
+        // their rotations scatter too widely to judge a pose by (docs/benchmarks.md).
         if options.rotations.isOn && !scene.turntable {
             mapper.rotationCheck = RotationCheck(options: options.rotations, graph: graph, keypoints: positions,
                                                  cameraOfImage: setup.cameraOfImage, threads: context.threads)

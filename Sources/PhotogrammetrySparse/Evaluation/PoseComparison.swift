@@ -210,7 +210,7 @@ public struct PoseComparison: Codable, Equatable, Sendable {
     /// The geodesic angle in degrees of the rotation taking `a` to `b`.
     ///
     /// atan2(sin, cos) of aᵀb: sin from its skew part, cos from its trace. Unlike arccos of the
-    /// trace alone it resolves angles near zero (COLMAP now uses the quaternion angle for the same reason).
+    /// trace alone it resolves angles near zero (COLMAP uses the quaternion angle for the same reason).
     public static func rotationAngleDegrees(between a: Matrix3, and b: Matrix3) -> Double {
         let m = a.transposed * b
         let skew = SIMD3(m[2, 1] - m[1, 2], m[0, 2] - m[2, 0], m[1, 0] - m[0, 1])

@@ -6,8 +6,7 @@ import PhotogrammetryBridge
 ///
 /// With few views every pose rests on the keypoints of a handful of images and nothing averages
 /// their localisation error away, so each keypoint should be as precise as the pixels allow
-/// (fountain-P11, 6 grey views of 6 MP: 4,810 points instead of 4,260 and AUC@5 98.1 instead of
-/// 98.0 at 3072 instead of 1600 px — a small gain, at 20 s of detection instead of 5). Detection
+/// (a small gain, at several times the detection time: docs/benchmarks.md). Detection
 /// costs about 0.5 s per megapixel on one core (OpenCV's SIFT doubles its input), so the budget
 /// caps that extra work at about half a minute, while a capture of many views, whose poses many
 /// overlapping images hold, keeps the working size and its speed.

@@ -14,8 +14,8 @@ public enum CaptureLoader {
     public static let minimumImages = 3
 
     /// The shortest image side worth reading, in pixels: below it even a richly textured frame
-    /// gives fewer SIFT features than the 100 points the initial pair needs (measured on
-    /// smoothed noise: 47 features at 48 px, 112 at 64 px; a photo of the temple, 33 at 64 px).
+    /// gives fewer SIFT features than the 100 points the initial pair needs (smoothed noise
+    /// gives 47 features at 48 px, 112 at 64 px; a photo of the temple, 33 at 64 px).
     public static let minimumSide = 64
 
     /// Loads a capture from a folder, a `.zip` or a video.

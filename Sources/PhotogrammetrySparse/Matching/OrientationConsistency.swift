@@ -23,7 +23,7 @@ public struct OrientationConsistency: Sendable, Equatable {
     /// Largest difference, in degrees, between a match's turn and its pair's turn; 0 turns the
     /// filter off. Default 135: a half-turn twin sits at 180°, while the true matches of a pair
     /// can spread far wider than one pair's 99 % (28°) where an object's top turns with the
-    /// turntable and its sides do not (lowtex-turntable: a 45° band cost AUC@5 93.6 -> 61.9).
+    /// turntable and its sides do not (lowtex-turntable loses its poses at 45°; docs/benchmarks.md).
     public var maxDeviationDeg = 135.0
 
     /// Pairs and images agree on a turn within this many degrees: above the 28° that holds 99 %
@@ -61,12 +61,12 @@ public struct OrientationConsistency: Sendable, Equatable {
     /// angles: that cluster's turn. Nil for every other pair, whose matches all stay: a real
     /// half turn exists too (an object's top seen from opposite sides of an orbit turns by
     /// nearly 180° while its sides do not), and dropping every match 135° from a pair's own turn
-    /// cost cutout-orbit's AUC@5 98.22 -> 97.99.
+    /// costs accuracy (cutout-orbit; docs/benchmarks.md).
     ///
     /// The images' angles only choose between the pair's own clusters, never replace them:
     /// where views look all around (a room walked through, floor and ceiling in view), turns
     /// add up around a loop to the solid angle it encloses rather than to zero, and imposing
-    /// the angles' turn cost synthetic-room's AUC@5 99.07 -> 96.70.
+    /// the angles' turn costs accuracy (synthetic-room; docs/benchmarks.md).
     public func expectedTurns(pairs: [SIMD2<Int32>], turns: [[Double]], numImages: Int) -> [Double?] {
         guard isOn else { return pairs.map { _ in nil } }
         let modes = turns.map { $0.count >= Self.minMatches ? Self.dominantTurn($0) : nil }

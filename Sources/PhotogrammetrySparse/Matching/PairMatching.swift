@@ -21,10 +21,8 @@ public struct MatchingOptions: Sendable {
     public var stillBackground = StillBackgroundOptions()
     /// Verified pairs with fewer inliers than this are matched again inside the epipolar band
     /// of their F (guided matching) and verified again; 0 turns it off. Default 0 (off): it
-    /// multiplies the inliers of weak pairs (pavilion-outer's foliage frames: 20 -> 330), but the
-    /// band admits matches up to the verification threshold off their lines, and measured end to
-    /// end it cost accuracy and merges (templeRing AUC@1 75.9 -> 70.9; pavilion-outer's largest
-    /// model 41 -> 35 at 100).
+    /// multiplies the inliers of weak pairs, but the band admits matches up to the verification
+    /// threshold off their lines, and end to end it costs accuracy and merges (docs/benchmarks.md).
     public var guidedMatchingBelowInliers = 0
     /// Pairs chosen by pose priors are matched inside the band around the priors' epipolar lines.
     public var priorGuidance = PriorGuidanceOptions()

@@ -25,10 +25,10 @@ public struct PairSelectionOptions: Sendable {
     /// work that does not depend on features (125,000 pairs).
     public var exhaustiveLimit = 500
     /// Captures are matched exhaustively while all pairs together compare at most this many
-    /// descriptors (the sum of F_i·F_j over pairs). Default 1.5e11: about 10 CPU-minutes at the
-    /// measured 3.8 ns per comparison (5 minutes on two cores), so dtu-scan24's 49 full-size
+    /// descriptors (the sum of F_i·F_j over pairs). Default 1.5e11: about 10 CPU-minutes at
+    /// 3.8 ns per comparison (5 minutes on two cores), so dtu-scan24's 49 full-size
     /// images (6.2e10, 4 CPU-minutes) stay exhaustive, and frames of 1,300 features up to about
-    /// 420, of 8,000 features up to about 65 (`scripts/benchmark-pairs`).
+    /// 420, of 8,000 features up to about 65 (`scripts/bench/pairs.py`).
     public var exhaustiveComparisons = 1.5e11
     /// Match as a walk whatever the capture's size: sequential neighbours, pairs 2^k apart and
     /// loop closures between the walk's ends, never all pairs (rooms, `--room`). Default false.
@@ -39,9 +39,9 @@ public struct PairSelectionOptions: Sendable {
     public var quadraticOverlap = true
     /// Retrieval: each image is matched with this many of its most similar images. Default 30:
     /// images of pavilion-outer and dtu-scan24 have up to 38 and 34 verified partners (median 9
-    /// and 26); retrieval's 30 best alone reach 0.98 and 0.92 of exhaustive matching's verified
-    /// pairs (25: 0.90 and 0.86; 20: 0.82 and 0.76) and every pair with 50 matches or more, at
-    /// about 0.7·n·k pairs (`scripts/benchmark-pairs`).
+    /// and 26); retrieval's 30 best alone reach nearly all of exhaustive matching's verified
+    /// pairs and every pair with 50 matches or more, at about 0.7·n·k pairs, and fewer lose
+    /// pairs fast (`scripts/bench/pairs.py`, docs/benchmarks.md).
     public var retrievalNeighbours = 30
     /// Retrieval: the capture counts as a sequence (video, photos taken in order) when at least this
     /// share of consecutive images (by name) retrieve each other among their `retrievalNeighbours`;
@@ -49,7 +49,8 @@ public struct PairSelectionOptions: Sendable {
     /// capture of n images reaches about retrievalNeighbours / n).
     public var sequenceFraction = 0.5
     /// Priors: each image is matched with this many of the views that overlap its own most.
-    /// Default 6: on synthetic-room (60 frames) 8 gave 241 pairs, all of them verified.
+    /// Default 6: the views that overlap most all verify, so a few suffice, and each more adds
+    /// pairs to match (docs/benchmarks.md).
     public var priorNeighbours = 6
     /// Priors: views sharing less than this share of their frustums' samples are never paired.
     /// Default 0.05.

@@ -13,7 +13,7 @@ public struct StillBackgroundOptions: Sendable, Equatable {
     /// Pairs that must testify for a verdict. Default 3.
     public var minConclusivePairs = 3
     /// The camera is fixed when the median change over testifying pairs is below this (intensity
-    /// in [0, 1]). Measured: 0.000 on both turntables, 0.027–0.125 on orbits. Default 0.01.
+    /// in [0, 1]). Default 0.01, between the turntables' 0.000 and the orbits' 0.027–0.125.
     public var maxChange = 0.01
 
     public init() {}

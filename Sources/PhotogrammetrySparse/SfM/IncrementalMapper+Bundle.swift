@@ -67,7 +67,7 @@ extension IncrementalMapper {
     ///
     /// Only there: photos taken in order are not always taken at an even pace along a smooth
     /// path (templeRing's names run around its ring with jumps), and held everywhere the prior
-    /// pulled such frames into line (templeRing AUC@5 95.4 -> 34.3, turntable-temple 94.3 -> 42.7).
+    /// pulls such frames into line and ruins their poses (docs/benchmarks.md).
     func motionPrior() -> BundleMotionPrior? {
         guard !registeredByMotion.isEmpty, graph.numImages >= 3 else { return nil }
         var middles = Set<Int>()
@@ -97,7 +97,7 @@ extension IncrementalMapper {
         }
         // A capture of few large views frees it once all of them are in (at least five): each
         // view sees the whole scene, and a centre that is off by 1 % tilts every pose more than
-        // a freed one wanders (fountain-P11, 6 views: AUC@5 93.2 fixed, 98.0 freed).
+        // a freed one wanders (docs/benchmarks.md).
         return registeredPerCamera.allSatisfy { camera, registered in
             let captured = capturedPerCamera[camera] ?? 0
             let required = max(5, min(options.refinePrincipalPointMinImages, captured)) * (principalPointRunOffs + 1)

@@ -116,7 +116,7 @@ extension IncrementalMapper {
             let j = edge.first == i ? edge.second : edge.first
             // Another part of the voting pairs has a frame of its own (synthetic-room with
             // priors: 35's pairs to 36-39 do not vote, and compared across parts its true pose
-            // missed by 55°).
+            // misses by 55°).
             guard parts[j] == parts[i], let targetJ = averaged[j], let camJFromWorld = reconstruction.images[ImageID(j + 1)]?.camFromWorld
             else { continue }
             errors.append(Rotation.angleDegrees(between: camIFromWorld * camJFromWorld.rotation.transposed,

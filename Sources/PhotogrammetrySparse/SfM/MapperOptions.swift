@@ -68,10 +68,9 @@ public struct MapperOptions: Sendable {
     /// Local bundle adjustment: at most this many Levenberg-Marquardt iterations. Default 25 (COLMAP's).
     public var localBundleMaxIterations = 25
     /// Local bundle adjustment stops when an iteration lowers the cost by less than this fraction.
-    /// Default 1e-6, as global adjustment. 1e-4 halves local iterations (templeRing: iterations 4
-    /// to 25 gain 0.15 % of the cost; 10.7 s instead of 11.5 s end to end) but on a single-ring
-    /// turntable (lowtex-turntable) the principal point then drifts 57 px and AUC@5 falls from
-    /// 93.6 to 27.3.
+    /// Default 1e-6, as global adjustment. 1e-4 halves local iterations for little time saved,
+    /// but on a single-ring turntable (lowtex-turntable) the principal point then drifts and the
+    /// poses fail (docs/benchmarks.md).
     public var localBundleFunctionTolerance = 1e-6
     /// Global bundle adjustment runs when the model has grown by this factor since the last. Default 1.2.
     public var globalBundleGrowthRatio = 1.2
@@ -113,18 +112,16 @@ public struct MapperOptions: Sendable {
     /// Default 0.5: SIFT keypoints of a finished model sit within 0.15–0.2 px of their points
     /// (median residual: templeRing 0.15, synthetic-turntable 0.20), so at 1 px a match 1–4 px off, mislocalised
     /// but within the filter's threshold, pulls almost fully; at 0.5 it pulls a quarter as much
-    /// (synthetic-orbit AUC@5 99.4 -> 99.6, video-orbit 99.5 -> 99.7, cutout-orbit 98.2 -> 98.5).
+    /// (docs/benchmarks.md).
     public var finalBundleLossScalePx = 0.5
     /// Whether that last adjustment refines the intrinsics (when the others do). Default true;
     /// off for turntables: there the object alone, a small part of the frame, constrains the
-    /// focal length weakly, and under the tighter loss it drifts (synthetic-turntable AUC@5
-    /// 82.7 -> 60.1; held, 82.8).
+    /// focal length weakly, and under the tighter loss it drifts (docs/benchmarks.md).
     public var finalRefineIntrinsics = true
     /// Threads of bundle adjustment. Default 1: Ceres adds up residuals and Schur blocks in
     /// the order its threads finish, so with two the poses differ between runs of the same
-    /// capture (templeRing-12: by 4e-7, which moves the dense cloud by 0.1 %, and a resumed run
-    /// could not match an uninterrupted one), while on two cores they are no faster (templeRing,
-    /// 47 images: 8.9 s of adjustment on one thread, 9.1 s on two; pavilion-outer 7.0 s, 7.8 s).
+    /// capture (and a resumed run could not match an uninterrupted one), while on two cores they
+    /// are no faster (docs/benchmarks.md).
     public var numThreads = 1
     /// RANSAC seed. Default 0.
     public var seed: UInt64 = 0

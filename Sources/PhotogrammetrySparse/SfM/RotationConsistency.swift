@@ -18,10 +18,9 @@ import PhotogrammetryBridge
 /// twin then misses by its symmetry's turn, far beyond what noise or a wrong focal length gives.
 ///
 /// The mapper checks each pose it registers against these rotations (``RotationCheck``). The
-/// contradicted pairs are not dropped before tracks are built (measured, then taken out): under the focal length guessed before SfM a
+/// contradicted pairs are not dropped before tracks are built: under the focal length guessed before SfM a
 /// true pair can miss by more than the bound too (templeRing's frames 4-5: 174°, as the wrong
-/// one of E's twisted pair wins), and dropping cost templeRing 0.3 and lowtex-orbit 0.5 of
-/// AUC@5.
+/// one of E's twisted pair wins), and dropping them costs accuracy (docs/benchmarks.md).
 public struct RotationConsistency: Sendable, Equatable {
     /// Largest angle, in degrees, between a registered pose's rotations to its neighbours and the
     /// ones the averaged rotations imply (median over its pairs); a pose beyond it is refused. 0
@@ -37,9 +36,7 @@ public struct RotationConsistency: Sendable, Equatable {
     public var minInFrontRatio = 0.5
     /// Verified matches a pair with general motion needs to vote in the averaging. Default 100,
     /// the points an initial pair must triangulate (``MapperOptions/initMinNumPoints``): fewer
-    /// leave its rotation to chance (measured with an earlier
-    /// form of the check that also ran on turntables: with every pair voting, synthetic-turntable's
-    /// AUC@5 was 77.1, with this floor 98.3).
+    /// leave its rotation to chance (docs/benchmarks.md).
     public var minVoteMatches = 100
     /// Sweeps of the averaging over all images. Default 20.
     public var sweeps = 20

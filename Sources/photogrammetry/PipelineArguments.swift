@@ -94,7 +94,8 @@ enum PipelineArguments {
     /// The progress mode asked for, else a redrawn line when standard error is a terminal.
     static func progressMode(from parsed: ArgumentParser.Parsed) throws -> ProgressMode {
         guard let mode = ProgressMode(rawValue: parsed["progress"] ?? (isatty(2) != 0 ? "tty" : "none")) else {
-            throw ArgumentParser.Failure(description: "--progress must be tty, json or none")
+            throw ArgumentParser.Failure(description: "--progress must be "
+                                         + CommandSpec.list(ProgressMode.allCases.map(\.rawValue), "or"))
         }
         return mode
     }

@@ -22,7 +22,7 @@ enum TextureCommand {
         var poses = CommandSpec.TexturePoses.priors
         if let text = parsed["poses"] {
             guard let given = CommandSpec.TexturePoses(rawValue: text) else {
-                let names = CommandSpec.TexturePoses.allCases.map(\.rawValue).joined(separator: " or ")
+                let names = CommandSpec.list(CommandSpec.TexturePoses.allCases.map(\.rawValue), "or")
                 throw ArgumentParser.Failure(description: "--poses must be \(names), not \(text)")
             }
             poses = given

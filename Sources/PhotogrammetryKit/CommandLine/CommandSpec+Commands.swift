@@ -221,8 +221,8 @@ extension CommandSpec {
     /// The model files `stats` and `render` read.
     static let readableModels = [".usdz (with a text USDA layer)", ".usda", ".glb", ".obj", ".ply", ".stl"]
 
-    /// "a, b and c" (`conjunction` "and"), "a, b or c".
-    static func list(_ items: [String], _ conjunction: String) -> String {
+    /// "a, b and c" (`conjunction` "and"), "a, b or c": values in help texts and messages.
+    public static func list(_ items: [String], _ conjunction: String) -> String {
         items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
     }
 }

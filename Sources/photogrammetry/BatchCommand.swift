@@ -6,19 +6,13 @@ import PhotogrammetryCore
 /// [reconstruct options]`: every capture of a list or folder reconstructed into its own folder
 /// under OUT_ROOT, resumably, in shards a cluster's job array picks.
 enum BatchCommand {
-    static let parser = ArgumentParser(valueOptions: ReconstructCommand.parser.valueOptions.union(["shard", "shards"]),
-                                       flags: ReconstructCommand.parser.flags.union(["dry-run"]))
-
-    /// The options batch keeps for itself; the rest go to every capture's reconstruct.
-    static let ownOptions: Set<String> = ["shard", "shards", "dry-run", "progress"]
-
     /// A batch in which some captures failed (each is in the record and the table).
     struct CapturesFailed: Error, CustomStringConvertible {
         let description: String
     }
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.batch.parse(arguments)
         guard parsed.positionals.count == 2 else {
             throw ArgumentParser.Failure(description: "batch takes LIST_OR_DIR (a list file or a folder of captures) and OUT_ROOT")
         }
@@ -35,8 +29,8 @@ enum BatchCommand {
             throw ArgumentParser.Failure(description: failure.description)
         }
         // Each capture's reconstruct gets the options as typed, in a fixed order.
-        let childArguments = parsed.values.keys.filter { !ownOptions.contains($0) }.sorted().flatMap { ["--\($0)", parsed.values[$0]!] }
-            + parsed.flags.filter { !ownOptions.contains($0) }.sorted().map { "--\($0)" }
+        let childArguments = parsed.values.keys.filter { !CommandSpec.batchOwnOptions.contains($0) }.sorted().flatMap { ["--\($0)", parsed.values[$0]!] }
+            + parsed.flags.filter { !CommandSpec.batchOwnOptions.contains($0) }.sorted().map { "--\($0)" }
         let runner = BatchRunner(listOrDirectory: list, captures: try BatchCapture.discover(list, outRoot: outRoot), shard: shard,
                                  outRoot: outRoot, options: options, childArguments: childArguments, mode: mode,
                                  executable: executable())

@@ -11,7 +11,7 @@ enum BatchSummaryCommand {
     }
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ArgumentParser(valueOptions: [], flags: []).parse(arguments)
+        let parsed = try CommandSpec.batchSummary.parse(arguments)
         guard parsed.positionals.count == 1 else {
             throw ArgumentParser.Failure(description: "batch-summary takes OUT_ROOT (the folder a batch wrote)")
         }

@@ -9,32 +9,8 @@ import PhotogrammetrySparse
 /// GT_MODEL --tau T [--region OBJECT_MESH] [--spacing S]`: dense accuracy, completeness and F1
 /// against a reference surface, as JSON.
 enum CompareCloudCommand {
-    static let help = """
-    usage: photogrammetry compare-cloud CLOUD_OR_MESH REFERENCE_MESH --sparse MODEL
-                          --reference-sparse GT_MODEL --tau T [--region OBJECT_MESH] [--spacing S]
-
-    Compares a reconstructed point cloud or mesh (PLY) with a reference mesh (PLY), as ETH3D and
-    Tanks and Temples do. The reconstruction is mapped into the reference frame by the similarity
-    that aligns the camera centres of MODEL onto those of GT_MODEL (COLMAP text models, images
-    matched by name). A mesh is sampled uniformly by area at spacing S.
-
-      --tau T            distance threshold in reference units (e.g. 0.01 for 1 cm in metres)
-      --spacing S        surface sample spacing, reference units (default T / 5)
-      --region MESH      evaluate only this part of the reference: accuracy counts our points
-                         inside its bounding box, completeness samples its surface
-
-    Prints JSON: accuracy, completeness and f1 in PERCENT (0-100); tau; sample_spacing;
-    evaluated_points (ours counted for accuracy); reference_samples (counted for completeness);
-    similarity {scale, rotation (row-major 3x3), translation} taking ours to the reference.
-    """
-
     static func run(_ arguments: [String]) throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let parser = ArgumentParser(valueOptions: ["sparse", "reference-sparse", "tau", "region", "spacing"], flags: [])
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.compareCloud.parse(arguments)
         guard parsed.positionals.count == 2 else {
             throw ArgumentParser.Failure(description: "compare-cloud takes CLOUD_OR_MESH and REFERENCE_MESH (PLY files)")
         }

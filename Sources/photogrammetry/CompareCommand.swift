@@ -5,7 +5,7 @@ import PhotogrammetrySparse
 /// `photogrammetry compare MODEL REFERENCE`: pose accuracy against a reference model, as JSON.
 enum CompareCommand {
     static func run(_ arguments: [String]) throws {
-        let parsed = try ArgumentParser(valueOptions: [], flags: []).parse(arguments)
+        let parsed = try CommandSpec.compare.parse(arguments)
         guard parsed.positionals.count == 2 else {
             throw ArgumentParser.Failure(description: "compare takes MODEL and REFERENCE (COLMAP text model folders)")
         }

@@ -6,11 +6,8 @@ import PhotogrammetrySparse
 /// `photogrammetry diagnose INPUT [--json] [--output DIR] [options]`: features and poses only,
 /// then the capture diagnosis — on the terminal, or as the report's JSON.
 enum DiagnoseCommand {
-    static let parser = ArgumentParser(valueOptions: PipelineArguments.valueOptions.union(["output"]),
-                                       flags: PipelineArguments.flags.union(["json"]))
-
     static func run(_ arguments: [String]) throws {
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.diagnose.parse(arguments)
         guard parsed.positionals.count == 1 else {
             throw ArgumentParser.Failure(description: "diagnose takes one INPUT (a folder, a .zip or a video)")
         }

@@ -6,11 +6,8 @@ import PhotogrammetryCore
 /// only (and one transitive pass); writes `OUTPUT/matches.json` (the pairs tried, the verified ones
 /// with their match counts, timings).
 enum MatchCommand {
-    static let parser = ArgumentParser(valueOptions: PipelineArguments.valueOptions,
-                                       flags: PipelineArguments.flags.union(["transitive"]))
-
     static func run(_ arguments: [String]) throws {
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.match.parse(arguments)
         guard parsed.positionals.count == 2 else {
             throw ArgumentParser.Failure(description: "match takes INPUT and OUTPUT")
         }

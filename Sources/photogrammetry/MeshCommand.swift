@@ -8,28 +8,8 @@ import PhotogrammetryDense
 /// `photogrammetry mesh CLOUD.ply OUTPUT [--detail LEVEL] [--room] [--threads N]`: a mesh at a
 /// detail level, exported, from any point cloud with normals (our dense.ply, a LiDAR scan).
 enum MeshCommand {
-    static let help = """
-    usage: photogrammetry mesh CLOUD.ply OUTPUT [--detail preview|reduced|medium|full|raw] [--room] [--threads N]
-
-    Meshes an oriented point cloud (a PLY with nx, ny, nz; colours optional) by screened Poisson,
-    trims it where the cloud gives no support, cleans it, colours its vertices from the nearest
-    points and decimates it below the level's cap (preview 25k, reduced 50k, medium 100k,
-    full 250k triangles; raw keeps all). OUTPUT is a folder (model.usdz, model.glb, model.obj
-    with model.mtl) or one file ending in .usdz, .glb, .obj, .ply or .stl.
-
-      --detail LEVEL   default medium
-      --room           the cloud is a room: unseen space stays open (aggressive trimming)
-      --threads N      default 2
-    """
-
-    static let parser = ArgumentParser(valueOptions: ["detail", "threads"], flags: ["room"])
-
     static func run(_ arguments: [String]) throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.mesh.parse(arguments)
         guard parsed.positionals.count == 2 else {
             throw ArgumentParser.Failure(description: "mesh takes CLOUD.ply and OUTPUT (a folder or a .usdz/.glb/.obj/.ply/.stl file)")
         }
@@ -40,9 +20,7 @@ enum MeshCommand {
             }
             options.detail = detail
         }
-        if let text = parsed["threads"] {
-            options.numThreads = try ArgumentParser.threadCount(text)
-        }
+        if let threads = parsed.threads { options.numThreads = threads }
         options.room = parsed.flags.contains("room")
         guard !parsed.positionals[1].isEmpty else {
             throw ArgumentParser.Failure(description: "OUTPUT is empty (\"\"): name a folder or a model file")
@@ -80,7 +58,7 @@ enum MeshCommand {
         let steps = [("load", loadSeconds)] + result.timings.map { ($0.name, $0.seconds) } + [("export", exportSeconds)]
         print("seconds: " + steps.map { "\($0.0) \(format($0.1, 2))" }.joined(separator: ", ")
               + ", total \(format(Date().timeIntervalSince(started), 2))")
-        print("peak memory: \(PeakMemory.text)")
+        print("peak memory: \(peakMemoryText)")
         for target in targets { print("wrote \(target.path)") }
     }
 
@@ -115,6 +93,9 @@ enum MeshCommand {
     }
 
     static func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+
+    /// The process's peak resident memory, "812 MB" (MiB, as the stages' figures), for the last line.
+    static var peakMemoryText: String { PeakMemory.megabytes().map { "\(Int($0)) MB" } ?? "unknown" }
 }
 
 /// A failed `mesh` or `stats` run, printed as one line.

@@ -4,12 +4,9 @@ import PhotogrammetryCore
 import PhotogrammetryBridge
 import PhotogrammetrySparse
 
-/// The options `reconstruct` and `diagnose` share, from parsed arguments.
+/// The options `reconstruct`, `diagnose` and `match` share, from parsed arguments (their
+/// ``CommandSpec``s say which they take).
 enum PipelineArguments {
-    static let valueOptions: Set<String> = ["mask", "intrinsics", "priors", "threads", "progress", "seed", "camera-model",
-                                            "pairs", "neighbours", "keyframes", "max-megapixels"]
-    static let flags: Set<String> = ["room"]
-
     /// What OUTPUT and `--output` must name, for messages.
     static let outputKind = "a folder (. for the current one)"
     /// What INPUT must name, for messages.
@@ -34,9 +31,7 @@ enum PipelineArguments {
             }
             options.cameraModel = model
         }
-        if let text = parsed["threads"] {
-            options.numThreads = try ArgumentParser.threadCount(text)
-        }
+        if let threads = parsed.threads { options.numThreads = threads }
         if let text = parsed["seed"] {
             guard let seed = UInt64(text) else { throw ArgumentParser.Failure(description: "--seed wants a non-negative integer") }
             options.seed = seed
@@ -102,7 +97,8 @@ enum PipelineArguments {
     /// The progress mode asked for, else a redrawn line when standard error is a terminal.
     static func progressMode(from parsed: ArgumentParser.Parsed) throws -> ProgressMode {
         guard let mode = ProgressMode(rawValue: parsed["progress"] ?? (isatty(2) != 0 ? "tty" : "none")) else {
-            throw ArgumentParser.Failure(description: "--progress must be tty, json or none")
+            throw ArgumentParser.Failure(description: "--progress must be "
+                                         + CommandSpec.list(ProgressMode.allCases.map(\.rawValue), "or"))
         }
         return mode
     }

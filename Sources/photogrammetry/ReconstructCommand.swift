@@ -5,9 +5,6 @@ import PhotogrammetrySparse
 
 /// `photogrammetry reconstruct INPUT OUTPUT [options]`.
 enum ReconstructCommand {
-    static let parser = ArgumentParser(valueOptions: PipelineArguments.valueOptions.union(["detail"]),
-                                       flags: PipelineArguments.flags.union(["sparse-only", "no-mesh"]))
-
     /// The pipeline options of a reconstruct command line (also each capture's, in a batch).
     static func options(from parsed: ArgumentParser.Parsed) throws -> ReconstructionOptions {
         var options = try PipelineArguments.options(from: parsed)
@@ -23,7 +20,7 @@ enum ReconstructCommand {
     }
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.reconstruct.parse(arguments)
         guard parsed.positionals.count == 2 else {
             throw ArgumentParser.Failure(description: "reconstruct takes INPUT and OUTPUT")
         }

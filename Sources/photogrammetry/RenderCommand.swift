@@ -8,39 +8,14 @@ import PhotogrammetryDense
 /// `photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]`: PNG renders of a model file,
 /// offscreen on the CPU, flat (ambient) shading so that shadows are never mistaken for detail.
 enum RenderCommand {
-    static let help = """
-    usage: photogrammetry render FILE OUT_DIR [SIZE] [--cameras MODEL]
-
-    Renders a model file (.usdz with a text USDA layer, .usda, .glb, .obj with its .mtl and
-    texture, .ply, .stl) to RGBA PNGs in OUT_DIR with the core's z-buffer rasteriser: ambient
-    light only (each pixel is the texture's or the vertex colours' own colour, unlit; STL grey),
-    both sides of every triangle, a transparent background (alpha 255 where the surface covers
-    the pixel centre, else 0), no anti-aliasing.
-
-    Without --cameras: front.png, right.png, back.png, left.png, looking at the bounding box's
-    centre from +Z, +X, -Z, -X (Y up) at 30 degrees elevation, the box filling the frame with a
-    5% margin; SIZE is the longer side in pixels (default 1024).
-    With --cameras MODEL (a COLMAP text model folder, or a reconstruction's OUTPUT folder): one
-    PNG per registered image, named after it (IMG_0001.jpg -> OUT_DIR/IMG_0001.png), from the
-    image's pose with its camera's focal length and principal point at its image size (scaled
-    so that the longer side is SIZE when given). Distortion is ignored: the render shows what
-    the undistorted photo shows. Fisheye cameras are refused.
-    """
-
-    static let parser = ArgumentParser(valueOptions: ["cameras"], flags: [])
-
     static func run(_ arguments: [String]) throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.render.parse(arguments)
         guard (2...3).contains(parsed.positionals.count) else {
             throw ArgumentParser.Failure(description: "render takes FILE, OUT_DIR and optionally SIZE (the longer side in pixels)")
         }
         var size: Int?
         if parsed.positionals.count == 3 {
-            let sizes = 16...RenderViews.largestSide
+            let sizes = CommandSpec.renderSides
             guard let n = Int(parsed.positionals[2]), sizes.contains(n) else {
                 throw ArgumentParser.Failure(description:
                     "SIZE \(parsed.positionals[2]): want an integer from \(sizes.lowerBound) to \(sizes.upperBound) (pixels of the longer side)")
@@ -83,7 +58,7 @@ enum RenderCommand {
             }
             guard !views.isEmpty else { throw MeshFailure("\(folder.path): no registered images to render from") }
         } else {
-            views = RenderViews.orbit(around: bounds, longerSide: size ?? 1024)
+            views = RenderViews.orbit(around: bounds, longerSide: size ?? CommandSpec.renderSide)
         }
         let loadSeconds = Date().timeIntervalSince(started)
 

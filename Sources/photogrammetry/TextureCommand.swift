@@ -9,64 +9,30 @@ import PhotogrammetryDense
 /// `photogrammetry texture MESH CAPTURE OUTPUT [--priors PATH] [--detail LEVEL] [--mask ...]`:
 /// a mesh from elsewhere textured from a capture's photos at poses given in the mesh's frame.
 enum TextureCommand {
-    static let help = """
-    usage: photogrammetry texture MESH CAPTURE OUTPUT [--priors transforms.json] [--poses priors|sfm]
-                                  [--detail LEVEL] [--mask mask.json|MASK_DIR|none] [--threads N]
-                                  [--max-megapixels N]
-
-    Textures MESH (.obj, .glb, .ply, .usdz, .stl: a LiDAR or RoomPlan mesh, another tool's
-    model) from the photos of CAPTURE (a folder or .zip of images), whose poses and intrinsics
-    in the mesh's frame come from a transforms.json in nerfstudio's convention (an ARKit
-    capture's export): --priors, or one beside the images. Per face the sharpest unoccluded
-    view is chosen, charts packed into one page (the level's size: preview 1K ... full 8K) and
-    exposure levelled across seams; faces no photo sees keep the mesh's colour. OUTPUT is a
-    folder (model.usdz, model.glb, model.obj) or one .usdz/.glb/.obj/.ply/.stl file. Working
-    files (undistorted views, an unpacked zip) go to OUTPUT/work/, or for a file x.glb to
-    x/work/ beside it, and are removed when the run ends, however it ends; only --poses sfm's
-    checkpoints stay after a failure, for the rerun to resume. Aligning SfM poses to a mesh
-    without priors is not built yet.
-
-      --poses priors   the priors' poses and intrinsics as they are (default)
-      --poses sfm      our own sparse reconstruction, pulled by the priors (their drift corrected,
-                       the model in their frame; in work/sfm/, resumable), then aligned to
-                       the mesh by ICP of its points against the surface (a similarity): for
-                       priors that drift or whose frame is a little off the mesh's
-      --detail LEVEL   default full
-      --mask ...       as for reconstruct: masks keep the background off the mesh
-      --threads N      default 2
-      --max-megapixels N   photos (and masks) declaring more pixels are refused before they are
-                       decoded; default \(DecodeLimits.megapixelsText(DecodeLimits().maxPixels))
-    """
-
-    static let parser = ArgumentParser(valueOptions: ["priors", "poses", "detail", "mask", "threads", "max-megapixels"],
-                                       flags: [])
-
     static func run(_ arguments: [String]) throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let parsed = try parser.parse(arguments)
+        let parsed = try CommandSpec.texture.parse(arguments)
         guard parsed.positionals.count == 3 else {
             throw ArgumentParser.Failure(description: "texture takes MESH, CAPTURE and OUTPUT (a folder or a model file)")
         }
-        var detail = DetailLevel.full
+        // A texturing run's defaults are a reconstruction's (as its --help says).
+        let defaults = ReconstructionOptions()
+        var detail = defaults.detail
         if let text = parsed["detail"] {
             guard let level = DetailLevel(parsing: text) else {
                 throw ArgumentParser.Failure(description: "--detail must be one of \(DetailLevel.names)")
             }
             detail = level
         }
-        var threads = 2
-        if let text = parsed["threads"] {
-            threads = try ArgumentParser.threadCount(text)
+        let threads = parsed.threads ?? defaults.numThreads
+        var poses = CommandSpec.TexturePoses.priors
+        if let text = parsed["poses"] {
+            guard let given = CommandSpec.TexturePoses(rawValue: text) else {
+                let names = CommandSpec.list(CommandSpec.TexturePoses.allCases.map(\.rawValue), "or")
+                throw ArgumentParser.Failure(description: "--poses must be \(names), not \(text)")
+            }
+            poses = given
         }
-        let fromStructureFromMotion: Bool
-        switch parsed["poses"] ?? "priors" {
-        case "priors": fromStructureFromMotion = false
-        case "sfm": fromStructureFromMotion = true
-        case let other: throw ArgumentParser.Failure(description: "--poses must be priors or sfm, not \(other)")
-        }
+        let fromStructureFromMotion = poses == .sfm
         // The photos (and masks) texturing decodes are held to this limit, as a run's are.
         try (try parsed["max-megapixels"].map(PipelineArguments.decodeLimits) ?? DecodeLimits()).apply()
         let meshURL = URL(fileURLWithPath: parsed.positionals[0])
@@ -141,7 +107,7 @@ enum TextureCommand {
         }
         try ModelExporter.write(result.model, to: layout.modelFiles)
         print("textured from \(result.views) views: \(result.charts) charts on a \(result.pageSize)² page, "
-              + "\(result.untexturedFaces) faces seen by none (\(String(format: "%.1f", Date().timeIntervalSince(started))) s, peak memory \(PeakMemory.text))")
+              + "\(result.untexturedFaces) faces seen by none (\(String(format: "%.1f", Date().timeIntervalSince(started))) s, peak memory \(MeshCommand.peakMemoryText))")
         for target in layout.modelFiles { print("wrote \(target.path)") }
     }
 }

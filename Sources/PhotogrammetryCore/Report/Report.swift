@@ -2,6 +2,10 @@ import Foundation
 
 /// What a run found, as `report.json`: statistics, rejected images and stage timings.
 public struct Report: Codable, Sendable {
+    /// This program's version: what `photogrammetry --version` prints and every report, record
+    /// and checkpoint key records.
+    public static let programVersion = "0.1.0"
+
     /// One stage: its wall time, its peak memory, and whether it was skipped or resumed.
     public struct Stage: Codable, Sendable {
         public var name: String
@@ -109,7 +113,7 @@ public struct Report: Codable, Sendable {
     /// Why there is no metric scale although views carry depth images.
     public var metricScaleNote: String?
     public var stages: [Stage] = []
-    public var version = "0.1.0"
+    public var version = Report.programVersion
     /// The capture read, absolute.
     public var input: String?
     /// ``ReconstructionOptions/fingerprintText`` and ``ReconstructionOptions/fingerprint`` of the run.

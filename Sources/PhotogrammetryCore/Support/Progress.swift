@@ -1,7 +1,7 @@
 import Foundation
 
 /// How progress is shown: a redrawn line on a terminal, JSON lines for scripts, or nothing.
-public enum ProgressMode: String, Sendable {
+public enum ProgressMode: String, Sendable, CaseIterable {
     case tty, json, none
 }
 

@@ -1,16 +1,21 @@
-/// A small command-line parser: positionals, `--name value` / `--name=value` options and flags.
+/// A small command-line parser: positionals, `--name value` / `--name=value` options and flags,
+/// and short aliases (`-h`) of either.
 ///
 /// The toolchain's swift-argument-parser cannot be fetched here, so this is hand-written and
 /// strict: an unknown option, a missing value or a wrong positional count is an error that
-/// names the offending word.
+/// names the offending word. Commands build it from their ``CommandSpec``.
 public struct ArgumentParser {
     /// The options that take a value and the flags that do not, without their dashes.
     public var valueOptions: Set<String>
     public var flags: Set<String>
+    /// Short aliases, without the dash, to the long names they stand for (`"h": "help"`). Any
+    /// other word of one dash (`-`, `-3`, `-x`) is a positional, as before aliases existed.
+    public var aliases: [Character: String]
 
-    public init(valueOptions: Set<String>, flags: Set<String>) {
+    public init(valueOptions: Set<String>, flags: Set<String>, aliases: [Character: String] = [:]) {
         self.valueOptions = valueOptions
         self.flags = flags
+        self.aliases = aliases
     }
 
     /// What a command line said.
@@ -29,6 +34,18 @@ public struct ArgumentParser {
         public init(description: String) { self.description = description }
     }
 
+    /// The long name a word names as an option (`--name`, `--name=value`, or an alias `-x`),
+    /// with its inline value; nil for a positional.
+    func option(_ word: String) -> (name: String, inlineValue: String?)? {
+        if word.hasPrefix("--"), word != "--" {
+            let name = word.dropFirst(2)
+            guard let equals = name.firstIndex(of: "=") else { return (String(name), nil) }
+            return (String(name[..<equals]), String(name[name.index(after: equals)...]))
+        }
+        if word.count == 2, word.first == "-", let long = aliases[word.last!] { return (long, nil) }
+        return nil
+    }
+
     /// Parses `arguments` (without the program and subcommand names).
     public func parse(_ arguments: [String]) throws -> Parsed {
         var parsed = Parsed()
@@ -37,16 +54,10 @@ public struct ArgumentParser {
         while index < arguments.count {
             let word = arguments[index]
             index += 1
-            if onlyPositionals || !word.hasPrefix("--") || word == "-" {
+            if word == "--" && !onlyPositionals { onlyPositionals = true; continue }
+            guard !onlyPositionals, let (name, inlineValue) = option(word) else {
                 parsed.positionals.append(word)
                 continue
-            }
-            if word == "--" { onlyPositionals = true; continue }
-            var name = String(word.dropFirst(2))
-            var inlineValue: String?
-            if let equals = name.firstIndex(of: "=") {
-                inlineValue = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
             }
             if flags.contains(name) {
                 guard inlineValue == nil else { throw Failure(description: "--\(name) takes no value") }
@@ -65,20 +76,17 @@ public struct ArgumentParser {
         }
         return parsed
     }
-}
 
-extension ArgumentParser {
-    /// The worker thread counts every command accepts: the range the core's parallel stages
-    /// take (Poisson, fusion and PatchMatch refuse more than 256), so that a count they would
-    /// refuse is an argument error before any work starts.
-    public static let threadCounts = 1...256
-
-    /// The value of `--threads`, the one check every command that takes it uses.
-    /// - Throws: ``Failure`` (an argument error, exit 2) stating the accepted range.
-    public static func threadCount(_ text: String) throws -> Int {
-        guard let n = Int(text), threadCounts.contains(n) else {
-            throw Failure(description: "--threads \(text): want an integer from \(threadCounts.lowerBound) to \(threadCounts.upperBound)")
+    /// Whether `arguments` hold the flag `name` (or its alias) as an option, not as an option's
+    /// value or after `--`: `--help` is honoured however wrong the rest of the line is.
+    public func mentions(flag name: String, in arguments: [String]) -> Bool {
+        var index = 0
+        while index < arguments.count, arguments[index] != "--" {
+            defer { index += 1 }
+            guard let (word, inlineValue) = option(arguments[index]) else { continue }
+            if word == name { return true }
+            if valueOptions.contains(word) && inlineValue == nil { index += 1 }
         }
-        return n
+        return false
     }
 }

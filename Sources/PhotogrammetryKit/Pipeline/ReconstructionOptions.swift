@@ -55,10 +55,19 @@ public struct ReconstructionOptions: Sendable {
 
     public init() {}
 
+    /// The worker thread counts accepted (``numThreads``; `--threads` of every command): the
+    /// range the core's parallel stages take (Poisson, fusion and PatchMatch refuse more than 256).
+    public static let threadCounts = 1...256
+
+    /// The one message for a thread count outside ``threadCounts`` or not a whole number.
+    public static func threadCountMessage(_ given: String) -> String {
+        "--threads \(given): want an integer from \(threadCounts.lowerBound) to \(threadCounts.upperBound)"
+    }
+
     /// Throws the first option that is out of range.
     public func validate() throws {
-        guard numThreads >= 1 && numThreads <= 256 else {
-            throw PipelineError.invalidOption("--threads must be between 1 and 256")
+        guard Self.threadCounts.contains(numThreads) else {
+            throw PipelineError.invalidOption(Self.threadCountMessage("\(numThreads)"))
         }
         try decodeLimits.validate()
         try ingestStage.validate()

@@ -1,4 +1,8 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
+import PhotogrammetryDense
 
 /// Every subcommand's specification. Defaults are read from the option structs the commands
 /// start from (`ReconstructionOptions()`, `SurfaceOptions()`, `DecodeLimits()`), never retyped;

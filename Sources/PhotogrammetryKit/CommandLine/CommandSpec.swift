@@ -1,3 +1,5 @@
+import PhotogrammetryBridge
+
 /// One subcommand's command line, declared once: its name, what it does, its arguments and its
 /// options with their help, defaults and accepted values.
 ///

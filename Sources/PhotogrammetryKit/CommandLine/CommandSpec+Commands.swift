@@ -27,7 +27,7 @@ extension CommandSpec {
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
         discussion: [
-            "Writes OUTPUT/sparse/ (COLMAP text and binary model), report.json, report.html, dense.ply, "
+            "Writes OUTPUT/sparse/ (a COLMAP text model), report.json, report.html, dense.ply, "
                 + "transforms.json and the models (" + folderModelNames + "); working files and checkpoints go to "
                 + "OUTPUT/work/, and the same command run again resumes from them.",
         ])

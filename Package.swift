@@ -17,6 +17,13 @@ let meshCxxFlags: [String] = [
     "-D_GLIBCXX_USE_CXX11_ABI=1", "-DFMT_SHARED",
 ]
 
+/// Swift flags of the library layers. The layers call each other's small value types (`Rigid3`,
+/// `Matrix3`, camera projections) in hot loops; cross-module optimisation lets the compiler inline
+/// and specialise them across the target boundaries, as it did when they were one module.
+let layerSwiftSettings: [SwiftSetting] = [
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "Photogrammetry",
     platforms: [.macOS(.v13)],
@@ -59,33 +66,39 @@ let package = Package(
         // with --explicit-target-dependency-import-check so an undeclared import fails too.
         .target(
             name: "PhotogrammetryCore",
-            path: "Sources/PhotogrammetryCore"
+            path: "Sources/PhotogrammetryCore",
+            swiftSettings: layerSwiftSettings
         ),
         .target(
             name: "PhotogrammetryBridge",
             dependencies: ["PhotogrammetryCore", "CVision", "CVisionMesh"],
-            path: "Sources/PhotogrammetryBridge"
+            path: "Sources/PhotogrammetryBridge",
+            swiftSettings: layerSwiftSettings
         ),
         .target(
             name: "PhotogrammetryIO",
             dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge"],
-            path: "Sources/PhotogrammetryIO"
+            path: "Sources/PhotogrammetryIO",
+            swiftSettings: layerSwiftSettings
         ),
         .target(
             name: "PhotogrammetrySparse",
             dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO"],
-            path: "Sources/PhotogrammetrySparse"
+            path: "Sources/PhotogrammetrySparse",
+            swiftSettings: layerSwiftSettings
         ),
         .target(
             name: "PhotogrammetryDense",
             dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO", "PhotogrammetrySparse"],
-            path: "Sources/PhotogrammetryDense"
+            path: "Sources/PhotogrammetryDense",
+            swiftSettings: layerSwiftSettings
         ),
         .target(
             name: "PhotogrammetryKit",
             dependencies: ["PhotogrammetryCore", "PhotogrammetryBridge", "PhotogrammetryIO",
                            "PhotogrammetrySparse", "PhotogrammetryDense"],
-            path: "Sources/PhotogrammetryKit"
+            path: "Sources/PhotogrammetryKit",
+            swiftSettings: layerSwiftSettings
         ),
         .executableTarget(
             name: "photogrammetry",

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Stage 8: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
+/// Stage 16: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
 /// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`.
 public struct SurfaceStage: CheckpointedStage {
     public struct Options: StageOptions {
@@ -23,8 +23,8 @@ public struct SurfaceStage: CheckpointedStage {
         public var vertices: Int
         public var poissonDepth: Int
         public var poissonTriangles: Int
-        /// Triangles cut to the masks' visual hull (nil: a checkpoint from before the cut).
-        public var outsideHullTriangles: Int?
+        /// Triangles cut to the masks' visual hull.
+        public var outsideHullTriangles: Int
         public var steps: [SurfaceResult.StepTiming]
     }
 

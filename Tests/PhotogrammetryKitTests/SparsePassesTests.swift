@@ -69,6 +69,29 @@ final class SparsePassesTests: XCTestCase {
         XCTAssertEqual(fourth.imagesRegistered, 12)
     }
 
+    /// `photogrammetry match --transitive` runs the second matching pass as the same stage,
+    /// through the same frame: timed, checkpointed, resumed; without `--transitive` it is skipped.
+    func testMatchOnlyRunsTheSecondPassAsItsStage() throws {
+        let work = try makeBridgeTestDirectory(self)
+        let output = work.appendingPathComponent("out")
+        let input = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let first = try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(), progress: nil)
+            .runMatching(transitive: true)
+        XCTAssertEqual(first.stages.map(\.name), ["ingest", "features", "matching", "rematching"])
+        let rematching = try XCTUnwrap(first.stages.last)
+        XCTAssertFalse(rematching.skipped)
+        XCTAssertGreaterThan(rematching.peakMemoryMB ?? 0, 0)
+        XCTAssertTrue(Set(first.rematched.map { SIMD2($0[0], $0[1]) }).isSubset(of: Set(first.tried.map { SIMD2($0[0], $0[1]) })))
+        let second = try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(), progress: nil)
+            .runMatching(transitive: true)
+        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["features", "matching", "rematching"])
+        XCTAssertEqual(second.tried, first.tried)
+        let plain = try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(), progress: nil)
+            .runMatching()
+        XCTAssertEqual(plain.stages.filter(\.skipped).map(\.name), ["rematching"])
+        XCTAssertEqual(plain.rematched, [])
+    }
+
     /// An image whose finer extraction fails keeps its features, and the run is warned with the
     /// image as the subject.
     func testAFailedFinerExtractionIsAWarning() throws {

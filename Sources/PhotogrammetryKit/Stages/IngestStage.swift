@@ -124,7 +124,7 @@ public struct IngestStage: ReconstructionStage {
 
     /// The contents of every image and mask (``ContentDigest``, hashed on `threads` threads),
     /// with the names they go by, the masks' kind and the rejected files with their reasons.
-    /// (Depth PNGs are not among them: only the export stage reads them, and keys on them.)
+    /// (Depth PNGs are not among them: only the metric-scale stage reads them, and keys on them.)
     func contentDigest(_ capture: Capture, masks: MaskSource?, threads: Int) -> String {
         let images = capture.images
         let digests = ResultSlots<String>(count: images.count)

@@ -18,7 +18,10 @@ final class SparsePassesTests: XCTestCase {
         var generator = SeededGenerator(seed: 5)
         // 4-pixel blocks: blobs SIFT finds at its finest octaves.
         let blocks = (0..<(160 * 120)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let pixels = (0..<(640 * 480)).map { i in blocks[(i / 640 / 4) * 160 + (i % 640) / 4] }
+        var pixels = [UInt8](repeating: 0, count: 640 * 480)
+        for y in 0..<480 {
+            for x in 0..<640 { pixels[y * 640 + x] = blocks[(y / 4) * 160 + x / 4] }
+        }
         try TestPNG.writeGrey(pixels, width: 640, height: 480, to: capture.appendingPathComponent(Self.noise))
         return capture
     }

@@ -118,7 +118,12 @@ public struct FinerFeaturesStage: CheckpointedStage {
             if let set = output.features?[n] {
                 features[i] = set
             } else if let file = output.files[n] {
-                features[i] = try FeatureSet.load(from: directory.appendingPathComponent(file))
+                // A file gone or unreadable makes the checkpoint unusable, and the stage runs.
+                do {
+                    features[i] = try FeatureSet.load(from: directory.appendingPathComponent(file))
+                } catch {
+                    throw PipelineError.io("finer features checkpoint: \(error)")
+                }
             }
         }
         scene.finerFeatures = features

@@ -164,6 +164,62 @@ final class BatchEndToEndTests: XCTestCase {
         print(String(format: "batch of 7 in 3 shards: %.1f s, rerun %.1f s", firstSeconds, secondSeconds))
     }
 
+    /// `--no-mesh` skips the mesh stages, so it is part of the options fingerprint: a batch with
+    /// it, then one without, meshes every capture, resuming each up to its dense cloud; a third
+    /// batch finds them all done.
+    func testANoMeshBatchThenABatchMeshesEveryCapture() throws {
+        let work = try makeBridgeTestDirectory(self)
+        let input = work.appendingPathComponent("captures"), out = work.appendingPathComponent("out")
+        let logs = work.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: EndToEndTests.datasets.appendingPathComponent("templeRing-12/images"),
+                                         to: input.appendingPathComponent("templeRing-12"))
+        let subset = input.appendingPathComponent("subset-8")
+        try FileManager.default.createDirectory(at: subset, withIntermediateDirectories: true)
+        try BadInputs.copyGoodImages(8, to: subset)
+        let names = ["subset-8", "templeRing-12"]
+        func batch(_ extra: [String]) throws -> [[String: Any]] {
+            let outcome = try BuiltProgram.run(["batch", input.path, out.path, "--detail", "preview", "--threads", "2",
+                                                "--progress", "json"] + extra,
+                                               environment: Self.outsideAnyCluster, timeout: 900, logs: logs)
+            XCTAssertEqual(outcome.status, 0, outcome.standardError)
+            return try events([outcome])
+        }
+        func report(_ name: String) throws -> [String: Any] {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("\(name)/report.json")))
+                as? [String: Any])
+        }
+        func stages(_ name: String, _ flag: String) throws -> [String] {
+            try XCTUnwrap(report(name)["stages"] as? [[String: Any]]).filter { $0[flag] as? Bool == true }.compactMap { $0["name"] as? String }
+        }
+        func modelFiles(_ name: String) -> [Bool] {
+            OutputLayout(folder: out.appendingPathComponent(name)).modelFiles.map { FileManager.default.fileExists(atPath: $0.path) }
+        }
+
+        let first = try batch(["--no-mesh"])
+        XCTAssertEqual(captures(first, .captureFinished), names)
+        for name in names {
+            XCTAssertTrue(try stages(name, "skipped").contains("surface"), name)
+            XCTAssertEqual(modelFiles(name), [false, false, false], name)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("\(name)/dense.ply").path), name)
+        }
+
+        let second = try batch([])
+        XCTAssertEqual(captures(second, .captureSkipped), [], "a capture finished without a mesh is not done when one is asked")
+        XCTAssertEqual(captures(second, .captureFinished), names)
+        for name in names {
+            XCTAssertEqual(modelFiles(name), [true, true, true], name)
+            XCTAssertFalse(try stages(name, "skipped").contains("surface"), name)
+            XCTAssertEqual(try report(name)["complete"] as? Bool, true)
+            let resumed = try stages(name, "resumed")
+            XCTAssertEqual(Array(resumed.prefix(3)), ["features", "matching", "sparse"], name)
+            XCTAssertEqual(resumed.last, "dense", "\(name): resumed up to its dense cloud, then meshed")
+        }
+
+        let third = try batch([])
+        XCTAssertEqual(captures(third, .captureSkipped), names)
+    }
+
     func testBatchCommandLineErrorsAreOneLine() throws {
         let logs = try makeBridgeTestDirectory(self)
         let input = logs.appendingPathComponent("captures")

@@ -40,12 +40,19 @@ final class BatchRunnerTests: XCTestCase {
         try report(["input": "/elsewhere/a"])
         XCTAssertNil(runner.finishedReport(capture), "another input")
         var other = options
-        other.detail = .preview
+        other.seed = 3
         try report(["options_fingerprint": other.fingerprint])
         XCTAssertNil(runner.finishedReport(capture), "other options")
+        var meshed = options
+        meshed.sparseOnly = false
+        try report(["options_fingerprint": meshed.fingerprint])
+        XCTAssertNil(runner.finishedReport(capture), "a run that skipped stages this one runs")
         var moreThreads = options
         moreThreads.numThreads = 16
         XCTAssertEqual(moreThreads.fingerprint, options.fingerprint, "threads do not change what a run makes")
+        var otherDetail = options
+        otherDetail.detail = .preview
+        XCTAssertEqual(otherDetail.fingerprint, options.fingerprint, "the level keys only stages a sparse-only run skips")
         XCTAssertNotEqual(other.fingerprint, options.fingerprint)
         try Data("{\"complete\": tr".utf8).write(to: folder.appendingPathComponent("report.json"))
         XCTAssertNil(runner.finishedReport(capture), "a cut-off report")

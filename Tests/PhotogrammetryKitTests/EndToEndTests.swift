@@ -29,9 +29,11 @@ final class EndToEndTests: XCTestCase {
         XCTAssertLessThan(report.meanReprojectionErrorPx, 1.0)
         XCTAssertGreaterThan(report.points3D, 1000)
         XCTAssertEqual(report.stages.filter { !$0.skipped }.map(\.name),
-                       ["ingest", "features", "matching", "sparse", "diagnostics", "export", "report"])
-        XCTAssertEqual(report.stages.filter(\.skipped).map(\.name), ["dense", "surface", "model"],
-                       "--sparse-only: the skip flags of dense and the mesh stages")
+                       ["ingest", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"])
+        XCTAssertEqual(report.stages.filter(\.skipped).map(\.name),
+                       ["rematching", "sparse-rematched", "finer-features", "finer-matching", "sparse-finer", "prior-alignment",
+                        "dense", "surface", "model"],
+                       "every image registered by the first SfM, no priors; --sparse-only: the skip flags of dense and the mesh stages")
 
         // The diagnosis agrees with the same measures taken on the ground-truth cameras.
         XCTAssertEqual(report.captureKind, "orbit")

@@ -175,7 +175,7 @@ final class MetricScaleTests: XCTestCase {
         XCTAssertEqual(scaling.source, "none")
         XCTAssertTrue(scaling.note?.contains("without a metric range") == true)
         var report = Report()
-        ExportStage.report(scaling, in: &report)
+        MetricScaleStage.report(scaling, in: &report)
         XCTAssertNil(report.metricScale)
         XCTAssertEqual(report.scaleSource, "none")
         XCTAssertNotNil(report.metricScaleNote)

@@ -115,10 +115,10 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertEqual(kinds, ["progress", "stage", "note"])
         XCTAssertTrue(objects.contains { $0["event"] as? String == "progress" && $0["eta_s"] is Double },
                       "some progress line has a measured ETA")
-        XCTAssertEqual(objects.filter { $0["event"] as? String == "stage" }.compactMap { $0["stage"] as? String },
-                       ["ingest", "features", "matching", "sparse", "diagnostics", "export", "report"])
+        let ran = ["ingest", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"]
+        XCTAssertEqual(objects.filter { $0["event"] as? String == "stage" }.compactMap { $0["stage"] as? String }, ran)
         XCTAssertEqual(objects.filter { $0["code"] as? Int == PipelineEvent.stageStarted.code }.compactMap { $0["subject"] as? String },
-                       ["ingest", "features", "matching", "sparse", "diagnostics", "export", "report"])
+                       ran)
         let codes = objects.compactMap { $0["code"] as? Int }
         XCTAssertTrue(codes.contains(PipelineEvent.pairsSelected.code))
         XCTAssertTrue(codes.contains(PipelineEvent.singleRing.code), "templeRing-12 is one ring")
@@ -126,7 +126,7 @@ final class ProgressEventsTests: XCTestCase {
         let second = try BuiltProgram.run(arguments, logs: work.appendingPathComponent("logs"))
         XCTAssertEqual(second.status, 0, second.standardError)
         XCTAssertEqual(try lineObjects(second).filter { $0["code"] as? Int == PipelineEvent.stageResumed.code }
-            .compactMap { $0["subject"] as? String }, ["features", "matching", "sparse", "export"])
+            .compactMap { $0["subject"] as? String }, ["features", "matching", "sparse", "metric-scale", "upright", "export"])
 
         // Without the stage's checkpoint the per-image feature files still serve every image.
         try FileManager.default.removeItem(at: output.appendingPathComponent("work/checkpoints/features.json"))

@@ -42,9 +42,10 @@ final class ResumeTests: XCTestCase {
         let first = try ReconstructionPipeline(input: copyA, output: output, options: options, progress: nil).run()
         XCTAssertEqual(first.imagesRegistered, 12)
         XCTAssertEqual(resumed(first), [])
-        XCTAssertEqual(first.stages.map(\.name), ["ingest", "features", "matching", "sparse", "diagnostics", "export", "dense",
-                                                   "surface", "model", "report"])
-        XCTAssertEqual(first.stages.filter(\.skipped).map(\.name), ["dense", "surface", "model"])
+        XCTAssertEqual(first.stages.map(\.name), ReconstructionPipeline.stages(options).map(\.name), "every stage of the list")
+        XCTAssertEqual(first.stages.filter(\.skipped).map(\.name),
+                       ["rematching", "sparse-rematched", "finer-features", "finer-matching", "sparse-finer", "prior-alignment",
+                        "dense", "surface", "model"], "every image registered in the first SfM; no priors; sparse only")
         XCTAssertTrue(first.stages.filter { !$0.skipped }.allSatisfy { $0.peakMemoryMB ?? 0 > 0 })
         let model = try files(output.appendingPathComponent("sparse"))
 
@@ -57,7 +58,7 @@ final class ResumeTests: XCTestCase {
         try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
         try Data().write(to: checkpoints.appendingPathComponent(".matching.json.4242.tmp"))
         let second = try ReconstructionPipeline(input: copyA, output: output, options: options, progress: nil).run()
-        XCTAssertEqual(resumed(second), ["features", "matching", "sparse"])
+        XCTAssertEqual(resumed(second), ["features", "matching", "sparse", "metric-scale", "upright"])
         XCTAssertEqual(second.imagesRegistered, first.imagesRegistered)
         XCTAssertEqual(second.points3D, first.points3D)
         XCTAssertEqual(try files(output.appendingPathComponent("sparse")), model, "the loaded model, written again")
@@ -67,7 +68,7 @@ final class ResumeTests: XCTestCase {
         // The same bytes elsewhere (a capture copied, a zip unpacked again) resume too.
         try FileManager.default.copyItem(at: copyA, to: copyB)
         let third = try ReconstructionPipeline(input: copyB, output: output, options: options, progress: nil).run()
-        XCTAssertEqual(resumed(third), ["features", "matching", "sparse", "export"])
+        XCTAssertEqual(resumed(third), ["features", "matching", "sparse", "metric-scale", "upright", "export"])
         XCTAssertEqual(third.points3D, first.points3D)
 
         // A mapper option reruns sparse and what follows it, not features or matching.

@@ -11,29 +11,34 @@ import PhotogrammetryTestSupport
 /// The stage contract: keys chain (an option changes its stage's key and those after it only),
 /// skip flags hold, checkpoints are used under their key alone, leftovers go.
 final class StageContractTests: XCTestCase {
-    /// The keys of stages 2-9 after an ingest key, for `options`.
+    /// The names of the pipeline's stages, in order.
+    private let names = ReconstructionPipeline.stages(ReconstructionOptions()).map(\.name)
+
+    /// The keys of every stage of the pipeline's list, chained from a fixed input key.
     private func keys(_ options: ReconstructionOptions) -> [String: String] {
-        var key = "ingest-output"
+        var key = "capture"
         var keys: [String: String] = [:]
-        func chain<S: ReconstructionStage>(_ stage: S) {
-            key = stage.key(after: key)
-            keys[S.name] = key
+        for stage in ReconstructionPipeline.stages(options) {
+            key = stage.key(key)
+            keys[stage.name] = key
         }
-        chain(FeatureStage(options: options.featureStage))
-        chain(MatchingStage(options: options.matchingStage))
-        chain(SparseStage(options: options.sparseStage))
-        chain(DiagnosticsStage(options: options.diagnosticsStage))
-        chain(ExportStage())
-        chain(DenseStage(options: options.denseStage))
-        chain(SurfaceStage(options: options.surfaceStage))
-        chain(ModelStage(options: options.modelStage))
         return keys
     }
 
-    /// The stages whose keys differ between `a` and `b`.
+    /// The stages whose keys differ between `a` and `b`, in list order.
     private func changed(_ a: ReconstructionOptions, _ b: ReconstructionOptions) -> [String] {
         let ka = keys(a), kb = keys(b)
-        return ["features", "matching", "sparse", "diagnostics", "export", "dense", "surface", "model"].filter { ka[$0] != kb[$0] }
+        return names.filter { ka[$0] != kb[$0] }
+    }
+
+    /// `name` and every stage after it.
+    private func from(_ name: String) -> [String] { Array(names[names.firstIndex(of: name)!...]) }
+
+    func testTheListIsNumberedAndNamedOnce() {
+        XCTAssertEqual(names, ["ingest", "features", "matching", "sparse", "rematching", "sparse-rematched", "finer-features",
+                               "finer-matching", "sparse-finer", "prior-alignment", "diagnostics", "metric-scale", "upright",
+                               "export", "dense", "surface", "model", "report"])
+        XCTAssertEqual(Set(names).count, names.count, "a name is a checkpoint file: unique")
     }
 
     func testAnOptionChangesItsStageAndLaterStagesOnly() {
@@ -41,34 +46,91 @@ final class StageContractTests: XCTestCase {
         XCTAssertEqual(changed(base, base), [], "keys are the same in every call")
         var mapper = base
         mapper.mapper.initMinNumPoints = 99
-        let downstream = ["diagnostics", "export", "dense", "surface", "model"]
-        XCTAssertEqual(changed(base, mapper), ["sparse"] + downstream)
+        XCTAssertEqual(changed(base, mapper), from("sparse"))
         var detail = base
         detail.detail = .preview
-        XCTAssertEqual(changed(base, detail), ["dense", "surface", "model"], "the level sets the working size, cap and page")
+        XCTAssertEqual(changed(base, detail), from("dense"), "the level sets the working size, cap and page")
         var sift = base
         sift.sift.maxFeatures = 4000
-        XCTAssertEqual(changed(base, sift), ["features", "matching", "sparse"] + downstream)
+        XCTAssertEqual(changed(base, sift), from("features"))
         var pairs = base
         pairs.matching.pairs.retrievalNeighbours = 10
-        XCTAssertEqual(changed(base, pairs), ["matching", "sparse"] + downstream)
+        XCTAssertEqual(changed(base, pairs), from("matching"))
         var seed = base
         seed.seed = 7
-        XCTAssertEqual(changed(base, seed), ["sparse"] + downstream)
+        XCTAssertEqual(changed(base, seed), from("sparse"))
+        var finer = base
+        finer.finerFeatures.partners = 2
+        XCTAssertEqual(changed(base, finer), from("finer-features"))
         var surface = base
         surface.surface.regionMargin = 0.2
-        XCTAssertEqual(changed(base, surface), ["surface", "model"])
+        XCTAssertEqual(changed(base, surface), from("surface"))
         var texture = base
         texture.texture.smoothness = 2
-        XCTAssertEqual(changed(base, texture), ["model"])
+        XCTAssertEqual(changed(base, texture), from("model"))
+        var limits = base
+        limits.decodeLimits.maxMegapixels = 50
+        XCTAssertEqual(changed(base, limits), names, "the decode limit decides which images ingest admits")
+        var keyframes = base
+        keyframes.keyframes.target = 50
+        XCTAssertEqual(changed(base, keyframes), names)
+        var maskA = base, maskB = base
+        maskA.mask = .given(.directory(URL(fileURLWithPath: "/masks/a")))
+        maskB.mask = .given(.directory(URL(fileURLWithPath: "/masks/b")))
+        XCTAssertEqual(changed(maskA, maskB), names, "another masks folder is another run")
         var threads = base
         threads.numThreads = 7
         XCTAssertEqual(changed(base, threads), [], "threads change no result, so no key")
         var sparseOnly = base
         sparseOnly.sparseOnly = true
         XCTAssertEqual(changed(base, sparseOnly), [], "a skip flag is not an option of any stage")
+        var noMesh = base
+        noMesh.noMesh = true
+        XCTAssertEqual(changed(base, noMesh), [])
         XCTAssertNotEqual(FeatureStage(options: base.featureStage).key(after: "a"),
                           FeatureStage(options: base.featureStage).key(after: "b"), "the input's key is chained")
+        XCTAssertTrue(FeatureStage(options: base.featureStage).key(after: "a") != FeatureStage(options: base.featureStage)
+            .key(after: "a", digest: "depth"), "a digest of what the stage reads is hashed in")
+    }
+
+    /// The batch's fingerprint is made of the same list: every stage's key and skip flag, so an
+    /// option that changes a stage's key, or skips it, changes the fingerprint; threads do not.
+    func testTheFingerprintIsTheStageKeysAndSkipFlags() {
+        let base = ReconstructionOptions()
+        let words = base.fingerprintText.split(separator: " ").map(String.init)
+        XCTAssertEqual(words.map { String($0.prefix { $0 != "=" }) }, names, "one word per stage, in list order")
+        let stages = ReconstructionPipeline.stages(base)
+        for (word, stage) in zip(words, stages) {
+            XCTAssertEqual(word, "\(stage.name)=" + (stage.skip ? "skipped" : stage.key("")))
+        }
+        func differs(_ change: (inout ReconstructionOptions) -> Void) -> [String] {
+            var other = base
+            change(&other)
+            XCTAssertNotEqual(other.fingerprint, base.fingerprint)
+            let a = base.fingerprintText.split(separator: " "), b = other.fingerprintText.split(separator: " ")
+            return zip(a, b).filter { $0 != $1 }.map { String($0.0.prefix { $0 != "=" }) }
+        }
+        XCTAssertEqual(differs { $0.noMesh = true }, ["surface", "model"], "--no-mesh skips the mesh stages")
+        XCTAssertEqual(differs { $0.sparseOnly = true }, ["dense", "surface", "model"])
+        XCTAssertEqual(differs { $0.detail = .preview }, ["dense", "surface", "model"])
+        XCTAssertEqual(differs { $0.finerFeatures.enabled = false }, ["finer-features"])
+        XCTAssertEqual(differs { $0.matching.rematch.transitive = false; $0.matching.rematch.spatial = false },
+                       ["matching", "rematching", "finer-matching"], "matching options are keyed where they are used")
+        XCTAssertEqual(differs { $0.priors = .disabled }, ["ingest", "prior-alignment"])
+        XCTAssertEqual(differs { $0.seed = 3 }, ["sparse", "sparse-rematched", "sparse-finer", "prior-alignment", "dense"])
+        var threads = base
+        threads.numThreads = 7
+        XCTAssertEqual(threads.fingerprintText, base.fingerprintText)
+    }
+
+    /// The checkpoint format is part of every key: a bump reruns every stage.
+    func testTheCheckpointFormatIsInEveryKey() {
+        var hash = StableHash()
+        hash.add("capture")
+        hash.add(FeatureStage.name)
+        hash.add(FeatureStage(options: ReconstructionOptions().featureStage).options.keyText)
+        hash.add("checkpoint-format=\(StageKey.checkpointFormat)")
+        XCTAssertEqual(FeatureStage(options: ReconstructionOptions().featureStage).key(after: "capture"), hash.hex)
     }
 
     /// A stage that counts its runs and whose output is its option.
@@ -82,6 +144,8 @@ final class StageContractTests: XCTestCase {
         static let name = "counting"
         var options = Options()
         let runs: Counter
+        /// What ``hasWork(_:)`` says.
+        var work = true
 
         final class Counter {
             var count = 0
@@ -96,6 +160,8 @@ final class StageContractTests: XCTestCase {
         func apply(_ output: Int, to scene: ReconstructionScene, _ context: StageContext) throws {
             runs.applied.append(output)
         }
+
+        func hasWork(_ scene: ReconstructionScene) -> Bool { work }
     }
 
     func testSkipFlagAndCheckpointReuse() throws {
@@ -110,10 +176,18 @@ final class StageContractTests: XCTestCase {
         XCTAssertEqual(first.report.stages.map(\.name), ["counting"])
         XCTAssertTrue(first.report.stages[0].skipped)
 
+        var idle = CountingStage(runs: counter)
+        idle.work = false
+        try first.run(idle)
+        XCTAssertEqual(counter.count, 0, "a stage the scene gives nothing to do does not run")
+        XCTAssertEqual(first.report.stages.map(\.skipped), [true, true])
+        XCTAssertEqual(first.scene.key, "", "and leaves the key as it was")
+
         try first.run(CountingStage(runs: counter))
         XCTAssertEqual(counter.count, 1)
-        XCTAssertFalse(first.report.stages[1].resumed)
-        XCTAssertNotNil(first.report.stages[1].peakMemoryMB)
+        XCTAssertFalse(first.report.stages[2].resumed)
+        XCTAssertNotNil(first.report.stages[2].peakMemoryMB)
+        XCTAssertNotEqual(first.scene.key, "")
 
         let second = pipeline()
         try second.run(CountingStage(runs: counter))

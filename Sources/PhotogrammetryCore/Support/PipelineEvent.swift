@@ -32,6 +32,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case severalModels = 402
     case priorAlignment = 403
     case finerFeatures = 404
+    case finerFeaturesFailed = 405
     // 5xx diagnosis
     case lowAlignment = 500
     case incompleteCircle = 501
@@ -81,7 +82,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         switch self {
         case .tooFewImages, .stageFailed, .captureFailed: .error
         case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
-             .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped,
+             .finerFeaturesFailed, .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped,
              .depthUnusable: .warning
         default: .info
         }
@@ -90,7 +91,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     /// What `subject` holds in the event's JSON line (null when nothing).
     public var subjectKind: String? {
         switch self {
-        case .imageRejected, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred, .denseImageSkipped, .depthUnusable: "image"
+        case .imageRejected, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred, .finerFeaturesFailed, .denseImageSkipped,
+             .depthUnusable: "image"
         case .stageFailed, .stageResumed, .stageStarted: "stage"
         case .captureStarted, .captureFinished, .captureFailed, .captureSkipped: "capture"
         default: nil
@@ -122,6 +124,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .severalModels: "the images make more than one model (`sparse-2/`, ...)"
         case .priorAlignment: "a model was put in the pose priors' frame: the similarity's scale, the cameras that agreed, the priors' spread"
         case .finerFeatures: "images left out got finer features (one octave further down), with their partners; SfM ran again, and which result was kept"
+        case .finerFeaturesFailed: "an image's finer features could not be extracted: it keeps the features it had"
         case .lowAlignment: "below 90 % of the usable images registered: texture, blur or overlap"
         case .incompleteCircle: "the cameras cover less than 300° of azimuth: walk the rest of the circle"
         case .singleRing: "less than 15° of elevation spread: add a higher or lower ring"

@@ -3,39 +3,18 @@ import PhotogrammetryCore
 import PhotogrammetryBridge
 
 extension ReconstructionOptions {
-    /// The options that decide what a run makes, as one line of `name=value` words: those the
-    /// command line sets (`--detail`, `--sparse-only`, `--room`, `--mask`, `--intrinsics`,
-    /// `--seed`, `--camera-model`, `--pairs`, `--neighbours`, `--keyframes`, `--max-megapixels`),
-    /// the feature and rejection settings behind checkpoints, and the program's version.
+    /// What the options make, as one line of words, one per stage of the pipeline's list
+    /// (``ReconstructionPipeline/stages(_:)``): `name=` the stage's key after an empty input (its
+    /// options and the checkpoint format, hashed), or `name=skipped` when the options leave it
+    /// out (`--sparse-only`, `--no-mesh`).
     ///
-    /// The thread count is not among them: results do not depend on it (work is stored by index),
-    /// and a rerun on a machine with more cores must not redo a batch. Two runs with the same
-    /// text asked for the same outputs.
+    /// Made from the stage keys, so whatever changes a stage's output changes this text: a batch
+    /// reruns a finished capture whose text differs (from its checkpoints, so only the stages
+    /// whose keys changed, or that were skipped, do work). The thread count is in no key:
+    /// results do not depend on it (work is stored by index), and a rerun on a machine with more
+    /// cores must not redo a batch.
     public var fingerprintText: String {
-        let mask: String
-        switch self.mask {
-        case .automatic: mask = "auto"
-        case .disabled: mask = "none"
-        case .given(.directory(let folder)): mask = "dir:" + folder.standardizedFileURL.path
-        case .given(let source): mask = source.cacheKey
-        }
-        // Automatic priors add no word, so runs without `--priors` keep their fingerprints.
-        let priors: [String]
-        switch self.priors {
-        case .automatic: priors = []
-        case .disabled: priors = ["priors=none"]
-        case .given(let url): priors = ["priors=" + url.standardizedFileURL.path]
-        }
-        // The default decode limit adds no word either: the images it admits or refuses enter the
-        // content digest, and finished captures keep their fingerprints.
-        let limits = decodeLimits == DecodeLimits() ? [] : ["max_megapixels=\(DecodeLimits.megapixelsText(decodeLimits.maxPixels))"]
-        let intrinsics = fixedIntrinsics.map { "\($0.fx),\($0.fy),\($0.cx),\($0.cy)" } ?? "none"
-        return ["detail=\(detail.rawValue)", "sparse_only=\(sparseOnly)", "room=\(room)", "mask=\(mask)",
-                "intrinsics=\(intrinsics)", "seed=\(seed)", "camera_model=\(cameraModel?.name ?? "auto")",
-                "pairs=\(matching.pairs.strategy.rawValue)", "neighbours=\(matching.pairs.retrievalNeighbours)",
-                "keyframes=\(keyframes.target)",
-                "blur_floor=\(blurFloorFraction)", "blank_contrast=\(blankContrast)", "sift=\(sift.cacheKey)",
-                "version=\(Report().version)"].joined(separator: " ") + (priors + limits).map { " " + $0 }.joined()
+        ReconstructionPipeline.stages(self).map { "\($0.name)=" + ($0.skip ? "skipped" : $0.key("")) }.joined(separator: " ")
     }
 
     /// ``fingerprintText`` hashed: "fnv1a64:" and 16 hex digits, what `report.json` records as

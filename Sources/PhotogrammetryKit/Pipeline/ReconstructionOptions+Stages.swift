@@ -7,6 +7,7 @@ extension ReconstructionOptions {
         stage.room = room
         stage.priors = priors
         stage.keyframes = keyframes
+        stage.decodeLimits = decodeLimits
         return stage
     }
 
@@ -30,26 +31,54 @@ extension ReconstructionOptions {
         return stage
     }
 
-    /// Stage 4.
+    /// Stages 4, 6 and 9 (each SfM run).
     public var sparseStage: SparseStage.Options {
         var stage = SparseStage.Options()
         stage.mapper = mapper
-        stage.matching = matching
         stage.seed = seed
         return stage
     }
 
     /// Stage 5.
+    public var rematchingStage: RematchingStage.Options {
+        var stage = RematchingStage.Options()
+        stage.matching = matching
+        return stage
+    }
+
+    /// Stage 7.
+    public var finerFeaturesStage: FinerFeaturesStage.Options {
+        var stage = FinerFeaturesStage.Options()
+        stage.finerFeatures = finerFeatures
+        stage.mapper = mapper
+        return stage
+    }
+
+    /// Stage 8.
+    public var finerMatchingStage: FinerMatchingStage.Options {
+        var stage = FinerMatchingStage.Options()
+        stage.matching = matching
+        return stage
+    }
+
+    /// Stage 10: the alignment's defaults, refined as the SfM's final bundle adjustment.
+    public var priorAlignmentStage: PriorAlignmentStage.Options {
+        var stage = PriorAlignmentStage.Options()
+        stage.sparse = sparseStage
+        return stage
+    }
+
+    /// Stage 11.
     public var diagnosticsStage: DiagnosticsStage.Options {
         var stage = DiagnosticsStage.Options()
         stage.room = room
         return stage
     }
 
-    /// Stage 6: the metric scale's defaults.
-    public var exportStage: ExportStage.Options { ExportStage.Options() }
+    /// Stage 12: the metric scale's defaults.
+    public var metricScaleStage: MetricScaleStage.Options { MetricScaleStage.Options() }
 
-    /// Stage 7.
+    /// Stage 15.
     public var denseStage: DenseStage.Options {
         var stage = DenseStage.Options()
         stage.dense = dense
@@ -59,7 +88,7 @@ extension ReconstructionOptions {
         return stage
     }
 
-    /// Stage 8.
+    /// Stage 16.
     public var surfaceStage: SurfaceStage.Options {
         var stage = SurfaceStage.Options()
         stage.surface = surface
@@ -68,7 +97,7 @@ extension ReconstructionOptions {
         return stage
     }
 
-    /// Stage 9: pages of the level's texture size, as many as the level allows.
+    /// Stage 17: pages of the level's texture size, as many as the level allows.
     public var modelStage: ModelStage.Options {
         var stage = ModelStage.Options()
         stage.texture = texture

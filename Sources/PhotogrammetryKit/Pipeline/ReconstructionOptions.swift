@@ -38,15 +38,17 @@ public struct ReconstructionOptions: Sendable {
     public var sift = SIFTOptions()
     /// Stage 2: full resolution for captures of few views.
     public var featureResolution = FeatureResolution()
-    /// Stage 3.
+    /// Stages 3, 5 and 8.
     public var matching = MatchingOptions()
-    /// Stage 4.
+    /// Stages 4, 6 and 9 (and what counts as a sequence in 7).
     public var mapper = MapperOptions()
-    /// Stage 7; its detail, threads and seed are set from the fields above.
+    /// Stage 7: which images get finer features (`enabled` false skips stages 7-9).
+    public var finerFeatures = FinerFeatures()
+    /// Stage 15; its detail, threads and seed are set from the fields above.
     public var dense = DenseOptions()
-    /// Stage 8; its detail, room and threads are set from the fields above.
+    /// Stage 16; its detail, room and threads are set from the fields above.
     public var surface = SurfaceOptions()
-    /// Stage 9; its page size comes from the detail level, threads from above.
+    /// Stage 17; its page size comes from the detail level, threads from above.
     public var texture = TextureOptions()
     /// Stop after the dense cloud: no surface, no texture, no model files. Default false.
     public var noMesh = false
@@ -69,15 +71,7 @@ public struct ReconstructionOptions: Sendable {
         guard Self.threadCounts.contains(numThreads) else {
             throw PipelineError.invalidOption(Self.threadCountMessage("\(numThreads)"))
         }
-        try decodeLimits.validate()
-        try ingestStage.validate()
-        try featureStage.validate()
-        try matchingStage.validate()
-        try sparseStage.validate()
-        try diagnosticsStage.validate()
-        try denseStage.validate()
-        try surfaceStage.validate()
-        try modelStage.validate()
+        for stage in ReconstructionPipeline.stages(self) { try stage.validate() }
     }
 }
 

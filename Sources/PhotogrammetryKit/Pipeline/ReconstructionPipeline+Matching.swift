@@ -3,7 +3,7 @@ import PhotogrammetryCore
 import PhotogrammetryBridge
 import PhotogrammetrySparse
 
-/// Stage 3 of the pipeline, and a run that stops after it (`photogrammetry match`).
+/// A run that stops after matching (`photogrammetry match`).
 extension ReconstructionPipeline {
     /// What a match-only run found: the images, the pairs tried and those verified.
     public struct MatchingSummary: Codable, Sendable {
@@ -35,34 +35,25 @@ extension ReconstructionPipeline {
     }
 
     /// Runs stages 1-3 only and writes `OUTPUT/matches.json`: for benchmarks of pair selection.
-    /// - Parameter transitive: then one transitive pass (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``
-    ///   without a model), whose pairs `rematched` lists.
+    /// - Parameter transitive: then stage 5, the second matching pass, without a model
+    ///   (transitive pairs only), whose pairs `rematched` lists.
     @discardableResult
     public func runMatching(transitive: Bool = false) throws -> MatchingSummary {
         try announcingFailure { try runMatchingStages(transitive: transitive) }
     }
 
-    /// The stages of ``runMatching(transitive:)``: 1-3 of ``run()``, resumed alike.
+    /// The stages of ``runMatching(transitive:)``: 1-3 of ``stages(_:)``, resumed alike, and 5
+    /// (with no model: transitive pairs only) when asked.
     private func runMatchingStages(transitive: Bool) throws -> MatchingSummary {
         try start()
         try run(IngestStage(options: options.ingestStage))
         try run(FeatureStage(options: options.featureStage))
         let cpuBefore = Self.processCPUSeconds()
         try run(MatchingStage(options: options.matchingStage))
+        guard let first = scene.matching else { throw PipelineError.io("matching did not run") }
+        try run(RematchingStage(options: options.rematchingStage), skip: !transitive)
+        guard let matching = scene.matching else { throw PipelineError.io("matching did not run") }
         let features = scene.features
-        guard let first = scene.matching, let setup = scene.setup else { throw PipelineError.io("matching did not run") }
-        var matching = first
-        if transitive {
-            let calibration = setup.trustedCalibration(imageCount: scene.usable.images.count)
-            let begin = DispatchTime.now()
-            runningStage = "rematching"
-            matching = try PairMatching.rematch(first, reconstruction: nil, features: features, calibration: calibration,
-                                                options: options.matching, threads: options.numThreads, progress: progress)
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - begin.uptimeNanoseconds) / 1e9
-            scene.report.stages.append(Report.Stage(name: "rematching", seconds: seconds, peakMemoryMB: PeakMemory.megabytes()))
-            progress?.finished(stage: "rematching", seconds: seconds)
-            runningStage = nil
-        }
         let cpuSeconds = Self.processCPUSeconds() - cpuBefore
         var ranking: [[Int]]?
         if matching.strategy == .retrieval {

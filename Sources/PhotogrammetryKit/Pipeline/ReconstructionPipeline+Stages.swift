@@ -15,7 +15,7 @@ extension ReconstructionPipeline {
     /// that still applies (then it is resumed), else from a run, saved under the key.
     func run<S: CheckpointedStage>(_ stage: S, skip: Bool = false) throws {
         try perform(stage, skip: skip) { key in
-            if let saved = context.checkpoints.load(S.Output.self, stage: S.name, key: key) {
+            if let saved = checkpoints.load(S.Output.self, stage: S.name, key: key) {
                 do {
                     try stage.apply(saved, to: scene, context)
                     return true
@@ -25,16 +25,17 @@ extension ReconstructionPipeline {
                 }
             }
             let output = try stage.run(scene, context)
-            try context.checkpoints.save(output, stage: S.name, key: key)
+            try checkpoints.save(output, stage: S.name, key: key)
             try stage.apply(output, to: scene, context)
             return false
         }
     }
 
-    /// The frame of every stage: skip flag, events, key chaining, seconds and peak memory.
+    /// The frame of every stage: skip flag (and a scene that gives the stage nothing to do),
+    /// events, key chaining, seconds and peak memory. A skipped stage leaves the key as it was.
     /// - Parameter body: runs or resumes the stage under its key; returns whether it resumed.
     private func perform<S: ReconstructionStage>(_ stage: S, skip: Bool, _ body: (String) throws -> Bool) throws {
-        if skip {
+        if skip || !stage.hasWork(scene) {
             scene.report.stages.append(Report.Stage(name: S.name, seconds: 0, skipped: true))
             return
         }

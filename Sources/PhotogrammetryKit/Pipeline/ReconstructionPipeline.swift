@@ -4,8 +4,9 @@ import PhotogrammetrySparse
 
 /// The pipeline as a numbered list of stages over one scene.
 ///
-/// Each stage (`Stages/`) has its options, a run and one output; `run()` below is the whole
-/// order. A stage's output is keyed by its options and the key of everything before it (which
+/// Each stage (`Stages/`) has its options, a run and one output; ``stages(_:)`` below is the
+/// whole order, and every stage runs through one frame (`+Stages`): its key, checkpoint, time,
+/// peak memory and events. A stage's output is keyed by its options and the key of everything before it (which
 /// starts from the contents of the images), and the checkpointed ones are saved under that key
 /// in `work/checkpoints/`: a rerun of the same command resumes at the first stage whose key has
 /// no checkpoint, and a changed option reruns that stage and those after it.
@@ -19,8 +20,10 @@ public final class ReconstructionPipeline {
     let progress: ProgressSink?
     /// What the stages have found so far.
     let scene = ReconstructionScene()
-    /// What every stage shares.
+    /// What every stage reads besides the scene.
     let context: StageContext
+    /// Where stage outputs are saved.
+    let checkpoints: CheckpointStore
     /// The stage running now, which a failure is reported against; nil between stages.
     var runningStage: String?
 
@@ -33,8 +36,8 @@ public final class ReconstructionPipeline {
         self.layout = layout
         self.options = options
         self.progress = progress
-        context = StageContext(threads: options.numThreads, seed: options.seed, detail: options.detail, progress: progress,
-                               layout: layout, input: input)
+        context = StageContext(threads: options.numThreads, progress: progress, layout: layout, input: input)
+        checkpoints = CheckpointStore(folder: layout.checkpoints)
     }
 
     /// Where intermediate files live (checkpoints, unpacked zips).
@@ -53,26 +56,50 @@ public final class ReconstructionPipeline {
         try announcingFailure { try runStages() }
     }
 
-    /// The stages of ``run()``, in order; each line runs one, or skips it when its flag is set.
+    /// The pipeline, in order: one stage a line, with its skip flag. A stage the scene gives
+    /// nothing to do (``ReconstructionStage/hasWork(_:)``: stages 5-10, 13) is skipped as it
+    /// comes; the passes 5-9 try again only while the largest model leaves images out.
+    static func stages(_ options: ReconstructionOptions) -> [PipelineStep] {
+        let noMesh = options.sparseOnly || options.noMesh
+        return [
+            PipelineStep(IngestStage(options: options.ingestStage)),                        //  1. images, masks, priors
+            PipelineStep(FeatureStage(options: options.featureStage)),                      //  2. SIFT; blurred frames out
+            PipelineStep(MatchingStage(options: options.matchingStage)),                    //  3. pairs, verification
+            PipelineStep(SparseStage(options: options.sparseStage)),                        //  4. SfM
+            PipelineStep(RematchingStage(options: options.rematchingStage),
+                         skip: !options.rematchingStage.isOn),                              //  5. transitive, spatial pairs
+            PipelineStep(RematchedSparseStage(options: options.sparseStage)),               //  6. SfM again on them
+            PipelineStep(FinerFeaturesStage(options: options.finerFeaturesStage),
+                         skip: !options.finerFeatures.enabled),                             //  7. finer SIFT for images left out
+            PipelineStep(FinerMatchingStage(options: options.finerMatchingStage)),          //  8. their pairs matched again
+            PipelineStep(FinerSparseStage(options: options.sparseStage)),                   //  9. SfM again on them
+            PipelineStep(PriorAlignmentStage(options: options.priorAlignmentStage),
+                         skip: options.priors == .disabled),                                // 10. into the pose priors' frame
+            PipelineStep(DiagnosticsStage(options: options.diagnosticsStage)),              // 11. statistics, coverage, advice
+            PipelineStep(MetricScaleStage(options: options.metricScaleStage)),              // 12. metres from depth images
+            PipelineStep(UprightStage()),                                                   // 13. +Y up, centred
+            PipelineStep(ExportStage()),                                                    // 14. sparse/, transforms.json
+            PipelineStep(DenseStage(options: options.denseStage), skip: options.sparseOnly, mayFail: true), // 15. dense.ply
+            PipelineStep(SurfaceStage(options: options.surfaceStage), skip: noMesh, mayFail: true),  // 16. surface, decimated
+            PipelineStep(ModelStage(options: options.modelStage), skip: noMesh, mayFail: true),      // 17. texture, model files
+            PipelineStep(ReportStage()),                                                    // 18. report.html, report.json
+        ]
+    }
+
+    /// Runs the list. After a failure of a stage that may fail, the later ones that may are
+    /// skipped, the report is written (incomplete) and the failure is thrown.
     private func runStages() throws -> Report {
         try start()
-        try run(IngestStage(options: options.ingestStage))                  // 1. images, masks
-        try run(FeatureStage(options: options.featureStage))                // 2. SIFT; blurred frames out
-        try run(MatchingStage(options: options.matchingStage))              // 3. pairs, verification
-        try run(SparseStage(options: options.sparseStage))                  // 4. SfM (+ second pass)
-        try run(DiagnosticsStage(options: options.diagnosticsStage))        // 5. coverage, advice
-        try run(ExportStage(options: options.exportStage))                  // 6. metres; sparse/, transforms.json
-        let dense = failure { try run(DenseStage(options: options.denseStage), skip: options.sparseOnly) } // 7. dense.ply
-        let noMesh = options.sparseOnly || options.noMesh || dense != nil
-        var meshStage = SurfaceStage.name
-        let mesh = failure {
-            try run(SurfaceStage(options: options.surfaceStage), skip: noMesh)  // 8. surface, decimated
-            meshStage = ModelStage.name
-            try run(ModelStage(options: options.modelStage), skip: noMesh)      // 9. texture, model files
+        var failure: (stage: String, error: Error)?
+        for step in Self.stages(options) {
+            do {
+                try step.perform(self, step.skip || (step.mayFail && failure != nil))
+            } catch let error where step.mayFail {
+                failure = (step.name, error)
+                scene.incomplete = true
+            }
         }
-        try run(ReportStage(options: .init(complete: dense == nil && mesh == nil)))  // 10. report.html, report.json
-        if let dense { throw reporting(dense, as: DenseStage.name) }
-        if let mesh { throw reporting(mesh, as: meshStage) }
+        if let failure { throw reporting(failure.error, as: failure.stage) }
         // The report's thumbnails were the last read of the images: a zip's unpacked copy goes.
         CaptureLoader.removeUnpackedInput(workspace: workDirectory)
         return scene.report
@@ -95,19 +122,6 @@ public final class ReconstructionPipeline {
         scene.report.input = input.standardizedFileURL.path
         scene.report.options = options.fingerprintText
         scene.report.optionsFingerprint = options.fingerprint
-    }
-
-    /// Runs `body`; a failure other than a cancel is returned instead of thrown (the dense
-    /// stage's: the report is still written, then the failure thrown).
-    func failure(_ body: () throws -> Void) -> Error? {
-        do {
-            try body()
-            return nil
-        } catch PipelineError.cancelled {
-            return PipelineError.cancelled
-        } catch {
-            return error
-        }
     }
 
     /// `error`, with `stage` as the running stage its announcement names.

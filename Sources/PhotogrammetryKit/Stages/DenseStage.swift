@@ -3,7 +3,7 @@ import PhotogrammetryCore
 import PhotogrammetryBridge
 import PhotogrammetryDense
 
-/// Stage 7: depth maps of the registered images at the detail level, fused into `dense.ply`,
+/// Stage 15: depth maps of the registered images at the detail level, fused into `dense.ply`,
 /// under the masks the features used (none for rooms unless given).
 ///
 /// Checkpointed twice over: the stage's output (the point count) under its key, and inside,

@@ -2,9 +2,10 @@ import Foundation
 import PhotogrammetryCore
 import PhotogrammetrySparse
 
-/// Stage 5: capture kind, azimuth coverage, elevation spread, coverage dial and advice.
+/// Stage 11: what the models hold (the largest one's statistics, every model and every image
+/// in the report), capture kind, azimuth coverage, elevation spread, coverage dial and advice.
 ///
-/// Not checkpointed: a pure function of the sparse model (which is), done in milliseconds.
+/// Not checkpointed: a pure function of the sparse models (which are), done in milliseconds.
 public struct DiagnosticsStage: ReconstructionStage {
     public struct Options: StageOptions {
         /// The room is the subject (a walk-through). Default false.
@@ -25,7 +26,7 @@ public struct DiagnosticsStage: ReconstructionStage {
 
     /// The report with the diagnosis filled in.
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Report {
-        var report = scene.report
+        var report = scene.describingModels(scene.report)
         CaptureDiagnosis.diagnose(scene.model, context: CaptureDiagnosis.Context(room: options.room, turntable: scene.turntable),
                                   report: &report)
         return report
@@ -37,9 +38,14 @@ public struct DiagnosticsStage: ReconstructionStage {
     }
 
     /// One event per capture problem the diagnosis found, with the thresholds of
-    /// ``CaptureVerdict`` (the report's advice says how to fix each).
+    /// ``CaptureVerdict`` (the report's advice says how to fix each), after one when the images
+    /// make more than one model.
     func announce(_ report: Report, _ context: StageContext) {
         let progress = context.progress
+        if report.models.count > 1 {
+            let sizes = report.models.map { "\($0.images) (\($0.folder))" }.joined(separator: ", ")
+            progress?.event(.severalModels, "\(report.models.count) models, images: \(sizes)")
+        }
         if report.imagesRegistered >= 2 && report.alignmentRatio < CaptureVerdict.minAlignmentRatio {
             progress?.event(.lowAlignment, "low alignment: \(ReportFormat.alignment(report))")
         }

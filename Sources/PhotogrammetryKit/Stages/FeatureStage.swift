@@ -116,7 +116,13 @@ public struct FeatureStage: CheckpointedStage {
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
         let features = try output.features ?? output.files.map { file in
-            try FeatureSet.load(from: context.layout.checkpoint(output.folder).appendingPathComponent(file))
+            // A feature file gone or unreadable makes the checkpoint unusable, and the stage runs
+            // (which makes the missing files again and loads the others).
+            do {
+                return try FeatureSet.load(from: context.layout.checkpoint(output.folder).appendingPathComponent(file))
+            } catch {
+                throw PipelineError.io("features checkpoint: \(error)")
+            }
         }
         guard features.count == output.kept.count, output.kept.allSatisfy(scene.capture.images.indices.contains) else {
             throw PipelineError.io("features checkpoint does not fit the capture")

@@ -17,27 +17,35 @@ public struct IngestStage: ReconstructionStage {
         public var priors = PriorSelection.automatic
         /// How a video's keyframes are chosen (``KeyframeSelection/Options``).
         public var keyframes = KeyframeSelection.Options()
+        /// The largest image decoded (`--max-megapixels`); larger ones are refused unread.
+        public var decodeLimits = DecodeLimits()
 
         public init() {}
 
+        /// The masks' and priors' files by path when given (the contents of those the run finds
+        /// enter the content digest): a run with another file is another run.
         public var keyText: String {
             let mask: String
             switch self.mask {
             case .automatic: mask = "auto"
             case .disabled: mask = "none"
-            case .given(.directory): mask = "dir"
+            case .given(.directory(let folder)): mask = "dir:" + folder.standardizedFileURL.path
             case .given(let source): mask = source.cacheKey
             }
-            // Automatic priors add nothing: keys of runs without priors stay as they were (the
-            // priors found enter the content digest).
-            switch priors {
-            case .automatic: return "mask=\(mask) room=\(room)"
-            case .disabled: return "mask=\(mask) room=\(room) priors=none"
-            case .given: return "mask=\(mask) room=\(room) priors=given"
+            let priors: String
+            switch self.priors {
+            case .automatic: priors = "auto"
+            case .disabled: priors = "none"
+            case .given(let url): priors = url.standardizedFileURL.path
             }
+            return "mask=\(mask) room=\(room) priors=\(priors) keyframes=\(keyframes.keyText) "
+                + "max_megapixels=\(DecodeLimits.megapixelsText(decodeLimits.maxPixels))"
         }
 
-        public func validate() throws { try keyframes.validate() }
+        public func validate() throws {
+            try decodeLimits.validate()
+            try keyframes.validate()
+        }
     }
 
     /// The capture, its masks and the digest of their contents.
@@ -118,7 +126,7 @@ public struct IngestStage: ReconstructionStage {
 
     /// The contents of every image and mask (``ContentDigest``, hashed on `threads` threads),
     /// with the names they go by, the masks' kind and the rejected files with their reasons.
-    /// (Depth PNGs are not among them: only the export stage reads them, and keys on them.)
+    /// (Depth PNGs are not among them: only the metric-scale stage reads them, and keys on them.)
     func contentDigest(_ capture: Capture, masks: MaskSource?, threads: Int) -> String {
         let images = capture.images
         let digests = ResultSlots<String>(count: images.count)

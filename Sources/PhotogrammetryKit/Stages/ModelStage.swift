@@ -4,7 +4,7 @@ import PhotogrammetryBridge
 import PhotogrammetryIO
 import PhotogrammetryDense
 
-/// Stage 9: the surface textured from the dense stage's undistorted views (``TextureAtlas``:
+/// Stage 17: the surface textured from the dense stage's undistorted views (``TextureAtlas``:
 /// view selection with occlusion, charts, packing, seam levelling), written as the model files
 /// (OUTPUT's file, or `model.usdz`, `model.glb` and `model.obj` in the folder).
 ///
@@ -36,8 +36,8 @@ public struct ModelStage: CheckpointedStage {
         public var files: [String]
         public var triangles: Int
         public var textureSize: Int
-        /// Atlas pages (nil in checkpoints from before multi-page atlases: one).
-        public var texturePages: Int?
+        /// Atlas pages.
+        public var texturePages: Int
         public var charts: Int
         public var texelsPerPixel: Double
         public var untexturedFaces: Int
@@ -76,8 +76,8 @@ public struct ModelStage: CheckpointedStage {
         }
         scene.report.triangles = output.triangles
         scene.report.textureSize = output.textureSize
-        scene.report.texturePages = output.texturePages ?? 1
-        // Metres once the export stage scaled the model by depth images; else the sparse model's units.
+        scene.report.texturePages = output.texturePages
+        // Metres once the metric-scale stage scaled the model by depth images; else the sparse model's units.
         scene.report.meshUnits = scene.report.metricScale == nil ? "sparse model units" : "metres"
     }
 }

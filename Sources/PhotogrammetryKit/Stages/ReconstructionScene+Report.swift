@@ -10,8 +10,17 @@ extension ReconstructionScene {
         context.progress?.event(event, "rejected \(name): \(reason)", subject: name)
     }
 
+    /// `report` with what the models hold: the largest one's statistics, every model, every image.
+    func describingModels(_ report: Report) -> Report {
+        var report = report
+        summarize(&report)
+        describeModels(&report)
+        describeImages(&report)
+        return report
+    }
+
     /// Fills the report's statistics from the largest model.
-    func summarize() {
+    private func summarize(_ report: inout Report) {
         let model = self.model
         report.imagesRegistered = model.registeredImageIDs.count
         let usableCount = report.imagesTotal - report.rejectedImages.count
@@ -28,20 +37,17 @@ extension ReconstructionScene {
         }
     }
 
-    /// Lists every model with its folder and size, and tells the user when there is more than one.
-    func describeModels(_ context: StageContext) {
+    /// Lists every model with its folder and size.
+    private func describeModels(_ report: inout Report) {
         report.models = models.enumerated().map { n, model in
             let names = model.images.values.map(\.name).sorted()
             return ReportModel(folder: OutputLayout.sparseFolderName(n), images: names.count, points3D: model.points3D.count,
                                firstImage: names.first ?? "", lastImage: names.last ?? "")
         }
-        guard models.count > 1 else { return }
-        let sizes = report.models.map { "\($0.images) (\($0.folder))" }.joined(separator: ", ")
-        context.progress?.event(.severalModels, "\(models.count) models, images: \(sizes)")
     }
 
     /// Lists every image of the capture with its status and what is known of it.
-    func describeImages() {
+    private func describeImages(_ report: inout Report) {
         let features = Dictionary(zip(usable.images.map(\.name), self.features), uniquingKeysWith: { a, _ in a })
         var modelImages: [String: Set<String>] = [:]
         for (n, other) in models.enumerated() { modelImages[OutputLayout.sparseFolderName(n)] = Set(other.images.values.map(\.name)) }

@@ -23,14 +23,29 @@ public final class ReconstructionScene {
     public var siftOptions = SIFTOptions()
     /// Cameras and which image uses which.
     public var setup: CameraSetup?
-    /// The verified pairs (and the static features of a fixed camera).
+    /// The verified pairs (and the static features of a fixed camera); after the second
+    /// matching pass, with the pairs it added.
     public var matching: PairMatching.Result?
+    /// The verified pairs the second matching pass added (0 when it did not run): SfM runs
+    /// again only on a graph that grew.
+    public var rematchedPairs = 0
+    /// The finer-features pass: every usable image's features, the chosen images' with their
+    /// finer octave added (nil until the pass runs).
+    public var finerFeatures: [FeatureSet]?
+    /// The images the finer-features pass chose (indices into `usable`), ascending.
+    public var finerImages: [Int] = []
+    /// The graph with the chosen images' pairs matched again on their finer features (nil until
+    /// that runs).
+    public var finerMatching: PairMatching.Result?
     /// Whether a fixed camera took the capture (a turntable).
     public var turntable = false
     /// Every model, largest first.
     public var models: [Reconstruction] = []
     /// With pose priors: per model, how it was put in the priors' frame (nil: it was not).
     public var priorAlignments: [PriorAlignment?] = []
+    /// Whether a stage whose failure does not stop the run (dense, surface, model) failed: the
+    /// report then says the run is incomplete.
+    public var incomplete = false
     /// The key of what the stages so far made (chained: each stage's key hashes the one before).
     public var key = ""
     /// What the run found, as `report.json`.
@@ -40,4 +55,8 @@ public final class ReconstructionScene {
 
     /// The largest model.
     public var model: Reconstruction { models.first ?? Reconstruction() }
+
+    /// Whether the largest model leaves usable images out: what the passes after the first SfM
+    /// try to bring in.
+    public var modelLeavesImagesOut: Bool { model.registeredImageIDs.count < usable.images.count }
 }

@@ -24,15 +24,20 @@ public protocol ReconstructionStage {
     /// The key later stages chain from, once the output is applied; `key` itself by default.
     /// (Ingest adds the contents of the images it found.)
     func outputKey(_ key: String, _ scene: ReconstructionScene) -> String
-    /// The contents of files the stage reads that no earlier stage keyed on, hashed (export:
-    /// the capture's depth PNGs); "" (the default) when there are none, and the key is then
-    /// ``key(after:)`` alone.
+    /// The contents of files the stage reads that no earlier stage keyed on, hashed (metric
+    /// scale: the capture's depth PNGs); "" (the default) when there are none, and the key is
+    /// then ``key(after:)`` alone.
     func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String
+    /// Whether the scene gives the stage anything to do (true by default); one that has nothing
+    /// (a second matching pass when the model holds every image) is recorded as skipped.
+    /// Decided by what earlier stages found, so the same inputs skip the same stages.
+    func hasWork(_ scene: ReconstructionScene) -> Bool
 }
 
 extension ReconstructionStage {
     public func outputKey(_ key: String, _ scene: ReconstructionScene) -> String { key }
     public func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String { "" }
+    public func hasWork(_ scene: ReconstructionScene) -> Bool { true }
 
     /// The key of this stage's output given what it reads (``inputDigest(_:_:)``): ``key(after:)``
     /// of the input key, with the digest hashed into it when there is one.
@@ -53,7 +58,7 @@ extension ReconstructionStage {
         hash.add(inputKey)
         hash.add(Self.name)
         hash.add(options.keyText)
-        hash.add(StageKey.formatVersion)
+        hash.add("checkpoint-format=\(StageKey.checkpointFormat)")
         return hash.hex
     }
 }
@@ -79,9 +84,11 @@ public struct NoStageOptions: StageOptions {
 
 /// How checkpoint keys are spelled.
 public enum StageKey {
-    /// Part of every key: a new checkpoint layout, or a program version that makes other
-    /// results, invalidates the old ones.
-    static let formatVersion = "checkpoint-1 version=\(Report().version)"
+    /// The checkpoint format, part of every stage key. Bump it when any stage's output for the
+    /// same inputs and options changes (a new algorithm, another default, another checkpoint
+    /// layout): every checkpoint of an earlier format is then run again, so no stage needs to
+    /// read an older one.
+    public static let checkpointFormat = 2
 
     /// Option values as text, every stored field by name (Swift's reflection of a plain struct
     /// is the same in every run of the same program: these types hold no sets or dictionaries).

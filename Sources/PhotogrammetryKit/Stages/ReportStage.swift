@@ -4,36 +4,23 @@ import PhotogrammetryBridge
 import PhotogrammetryIO
 import PhotogrammetryDense
 
-/// Stage 8: `report.html` (thumbnails made in parallel) and, last, `report.json`.
+/// Stage 18: `report.html` (thumbnails made in parallel) and, last, `report.json`.
 ///
 /// Not checkpointed: it records this run's timings, so every run writes it. `report.json` goes
 /// last of all the run's files and whole (a temporary name, then a rename): a report that says
 /// `complete` comes from a run that finished.
 public struct ReportStage: ReconstructionStage {
-    public struct Options: StageOptions {
-        /// Whether the run did all it was asked (false after a dense failure). Default true.
-        public var complete = true
-
-        public init(complete: Bool = true) {
-            self.complete = complete
-        }
-
-        public var keyText: String { "" }
-        public func validate() throws {}
-    }
-
     public static let name = "report"
-    public var options: Options
+    public let options = NoStageOptions()
 
-    public init(options: Options) {
-        self.options = options
-    }
+    public init() {}
 
     /// Writes both files; returns the report as written.
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Report {
         let start = DispatchTime.now()
         var report = scene.report
-        report.complete = options.complete
+        // Whether the run did all it was asked: not after a failure of dense, surface or model.
+        report.complete = !scene.incomplete
         try writePage(report, scene: scene, context)
         // This stage's own time, up to the JSON (which holds it).
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9

@@ -3,23 +3,20 @@ import PhotogrammetryCore
 import PhotogrammetryBridge
 import PhotogrammetrySparse
 
-/// Stage 4: tracks, focal lengths, incremental SfM and bundle adjustment; when the largest model
-/// leaves images out, a second matching pass (transitive, spatial pairs) and SfM again on it.
+/// Stage 4: incremental SfM on the verified pairs: focal lengths from the pairs' fundamental
+/// matrices, tracks, the mapper and bundle adjustment; every model, largest first.
+///
+/// The passes that try again when the largest model leaves images out (stages 5-9) run the same
+/// SfM (``reconstruct(_:_:_:_:)``) on what they found, with these options.
 public struct SparseStage: CheckpointedStage {
     public struct Options: StageOptions {
         /// Incremental mapping. Defaults follow COLMAP's; bundle adjustment stays on one thread
         /// whatever the context's count, so that every run gives the same poses.
         public var mapper = MapperOptions()
-        /// Matching options of the second pass. Defaults from the C core.
-        public var matching = MatchingOptions()
         /// The view graph's averaged rotations that registered poses are checked against.
         public var rotations = RotationConsistency()
         /// Seed of RANSAC and sampling. Default 0.
         public var seed: UInt64 = 0
-        /// Putting the models into the pose priors' frame, when the run has priors.
-        public var priorAlignment = PriorAlignmentOptions()
-        /// Finer features for the images the largest model leaves out, and SfM again.
-        public var finerFeatures = FinerFeatures()
 
         public init() {}
 
@@ -27,24 +24,18 @@ public struct SparseStage: CheckpointedStage {
             var mapper = self.mapper
             mapper.numThreads = 1
             mapper.seed = seed
-            return "mapper=\(StageKey.describe(mapper)) rematch=\(StageKey.describe(matching))"
-                + " rotations=\(StageKey.describe(rotations)) finer=\(StageKey.describe(finerFeatures))"
+            return "mapper=\(StageKey.describe(mapper)) rotations=\(StageKey.describe(rotations))"
         }
 
         public func validate() throws {
             try mapper.validate()
-            try matching.validate()
-            try priorAlignment.validate()
             try rotations.validate()
-            try finerFeatures.validate()
         }
     }
 
     /// Every model, largest first, without unregistered images.
     public struct Output: Codable {
         public var models: [Reconstruction]
-        /// With pose priors: per model, how it was put in the priors' frame (nil: it was not).
-        public var priorAlignments: [PriorAlignment?]?
     }
 
     public static let name = "sparse"
@@ -55,40 +46,13 @@ public struct SparseStage: CheckpointedStage {
     }
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
-        guard let setup = scene.setup, var matching = scene.matching else { throw PipelineError.io("sparse: matching did not run") }
-        var firstSetup = setup
-        var models = try reconstruct(scene, scene.features, matching.graph, &firstSetup, context)
-        if models[0].registeredImageIDs.count < scene.usable.images.count {
-            (models, matching) = try secondPass(models, matching: matching, setup: setup, scene, context)
-        }
-        if models[0].registeredImageIDs.count < scene.usable.images.count {
-            models = try finerFeaturesPass(models, matching: matching, setup: setup, scene, context)
-        }
-        guard let priors = scene.priors else { return Output(models: models) }
-        var alignments: [PriorAlignment?] = []
-        let byImage = Dictionary(uniqueKeysWithValues: scene.usable.images.enumerated().compactMap { i, image in
-            priors.byName[image.name].map { (ImageID(i + 1), $0.camFromWorld) }
-        })
-        for n in models.indices {
-            alignments.append(try PriorAlignment.align(&models[n], priors: byImage, options: options.priorAlignment,
-                                                       bundle: priorBundleOptions(setup, turntable: scene.turntable)))
-        }
-        return Output(models: models, priorAlignments: alignments)
+        guard let matching = scene.matching else { throw PipelineError.io("sparse: matching did not run") }
+        return Output(models: try reconstruct(scene, scene.features, matching.graph, context))
     }
 
-    /// With priors, the alignment's options (the models are refined with them): "" without,
-    /// so that runs without priors keep their keys.
-    public func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String {
-        scene.priors == nil ? "" : "priors " + StageKey.describe(options.priorAlignment)
-    }
-
-    /// Bundle adjustment with priors refines as the mapper's final global adjustment does (its
-    /// loss scale, and intrinsics held on turntables), so that it does not undo that pass.
-    func priorBundleOptions(_ setup: CameraSetup, turntable: Bool) -> BundleAdjustmentOptions {
-        let mapper = mapperOptions(setup, turntable: turntable)
-        var ba = mapper.finalBundleOptions(refineIntrinsics: mapper.refineIntrinsics && options.mapper.refineIntrinsics)
-        ba.numThreads = 1
-        return ba
+    public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
+        guard !output.models.isEmpty else { throw PipelineError.io("sparse checkpoint holds no model") }
+        scene.models = output.models
     }
 
     /// The mapper's options for this capture: the run's seed, intrinsics refined unless fixed,
@@ -101,30 +65,15 @@ public struct SparseStage: CheckpointedStage {
         return mapper
     }
 
-    public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
-        guard !output.models.isEmpty else { throw PipelineError.io("sparse checkpoint holds no model") }
-        scene.models = output.models
-        scene.priorAlignments = output.priorAlignments ?? []
-        for (n, alignment) in (output.priorAlignments ?? []).enumerated() {
-            let which = n == 0 ? "sparse" : "model \(n + 1)"
-            guard let a = alignment else {
-                context.progress?.event(.priorAlignment, "\(which): too few cameras with pose priors; left in its own frame")
-                continue
-            }
-            context.progress?.event(.priorAlignment, String(
-                format: "%@ in the pose priors' frame: scale %.6g, %d of %d cameras with priors kept, spread %.2f %%, "
-                    + "sigmas %.3g and %.2f°, mean centre offset %.3g", which, a.scale, a.inliers, a.cameras,
-                100 * a.spread, a.positionSigma, a.rotationSigmaDeg, a.meanCenterOffset))
-        }
-        scene.summarize()
-        scene.describeModels(context)
-        scene.describeImages()
-    }
-
-    /// Tracks, focal-length initialisation and incremental SfM (its poses checked against the
-    /// view graph's rotations); every model, largest first.
+    /// Focal lengths, tracks and incremental SfM on `features` and `graph` (its poses checked
+    /// against the view graph's rotations); every model, largest first.
+    ///
+    /// The focal lengths the camera set-up does not know are estimated from `graph` afresh in
+    /// every SfM run, as each runs on another graph; the scene's set-up is left as it is.
+    /// - Parameter stage: the stage whose progress the mapper's is.
     func reconstruct(_ scene: ReconstructionScene, _ features: [FeatureSet], _ graph: MatchGraph,
-                     _ setup: inout CameraSetup, _ context: StageContext) throws -> [Reconstruction] {
+                     _ context: StageContext, stage: String = Self.name) throws -> [Reconstruction] {
+        guard var setup = scene.setup else { throw PipelineError.io("\(Self.name): matching did not run") }
         let capture = scene.usable
         for (index, camera) in setup.cameras.enumerated() where setup.hasPrior[camera.id] != true {
             let scale = Double(max(camera.width, camera.height))
@@ -155,7 +104,7 @@ public struct SparseStage: CheckpointedStage {
         }
         mapper.priorPoses = scene.priors?.poses(for: capture.images)
         let progress = context.progress
-        mapper.onProgress = { done, total in progress?.update(stage: Self.name, done: done, total: total) ?? true }
+        mapper.onProgress = { done, total in progress?.update(stage: stage, done: done, total: total) ?? true }
         _ = try mapper.run()
         if mapper.numRegisteredFromPriors > 0 {
             context.progress?.event(.posePriors, "\(mapper.numRegisteredFromPriors) images registered at their pose priors"
@@ -167,25 +116,6 @@ public struct SparseStage: CheckpointedStage {
             return model
         }
     }
-
-    /// The second pass of stages 3 and 4: transitive and spatial pairs from the first model,
-    /// matched and verified; when they add edges, SfM runs again on the larger graph and wins if
-    /// its largest model holds more images. Returns the models and the larger graph.
-    func secondPass(_ first: [Reconstruction], matching: PairMatching.Result, setup: CameraSetup,
-                    _ scene: ReconstructionScene, _ context: StageContext) throws -> ([Reconstruction], PairMatching.Result) {
-        guard options.matching.rematch.transitive || options.matching.rematch.spatial else { return (first, matching) }
-        let rematched = try PairMatching.rematch(matching, reconstruction: first[0], features: scene.features,
-                                                 calibration: setup.trustedCalibration(imageCount: scene.usable.images.count),
-                                                 options: options.matching, threads: context.threads, progress: context.progress)
-        let added = rematched.graph.edges.count - matching.graph.edges.count
-        guard added > 0 else { return (first, rematched) }
-        var retrySetup = setup
-        let retry = try reconstruct(scene, scene.features, rematched.graph, &retrySetup, context)
-        let better = retry[0].registeredImageIDs.count > first[0].registeredImageIDs.count
-        context.progress?.event(.secondPass, "second pass: \(added) new verified pairs; largest model \(retry[0].registeredImageIDs.count) images "
-                                + "against \(first[0].registeredImageIDs.count)" + (better ? ", kept" : ", first pass kept"))
-        return (better ? retry : first, rematched)
-    }
 }
 
 extension Reconstruction {
@@ -195,5 +125,36 @@ extension Reconstruction {
         images = images.filter { $0.value.isRegistered }
         let used = Set(images.values.map(\.cameraID))
         cameras = cameras.filter { used.contains($0.key) }
+    }
+}
+
+extension SparseStage {
+    /// What SfM run again made (stages 6 and 9): the size of its largest model, and its models
+    /// when that holds more images than the scene's largest (the earlier models stay otherwise).
+    public struct Retry: Codable {
+        /// Registered images of the new largest model.
+        public var registered: Int
+        /// The new models, largest first; nil when the earlier ones were kept.
+        public var models: [Reconstruction]?
+    }
+
+    /// SfM on `features` and `graph`, kept when its largest model holds more images than the
+    /// scene's.
+    func retry(_ scene: ReconstructionScene, _ features: [FeatureSet], _ graph: MatchGraph, _ context: StageContext,
+               stage: String) throws -> Retry {
+        let models = try reconstruct(scene, features, graph, context, stage: stage)
+        let registered = models.first?.registeredImageIDs.count ?? 0
+        return Retry(registered: registered, models: registered > scene.model.registeredImageIDs.count ? models : nil)
+    }
+
+    /// Puts a retry's models into the scene when they were kept; returns the registered images
+    /// of the scene's largest model before.
+    static func apply(_ retry: Retry, to scene: ReconstructionScene) throws -> Int {
+        let before = scene.model.registeredImageIDs.count
+        if let models = retry.models {
+            guard !models.isEmpty, retry.registered > before else { throw PipelineError.io("a sparse checkpoint does not fit the model") }
+            scene.models = models
+        }
+        return before
     }
 }

@@ -4,7 +4,7 @@ import PhotogrammetryBridge
 import PhotogrammetryIO
 import PhotogrammetryDense
 
-/// Stage 8: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
+/// Stage 16: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
 /// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`.
 public struct SurfaceStage: CheckpointedStage {
     public struct Options: StageOptions {
@@ -27,8 +27,8 @@ public struct SurfaceStage: CheckpointedStage {
         public var vertices: Int
         public var poissonDepth: Int
         public var poissonTriangles: Int
-        /// Triangles cut to the masks' visual hull (nil: a checkpoint from before the cut).
-        public var outsideHullTriangles: Int?
+        /// Triangles cut to the masks' visual hull.
+        public var outsideHullTriangles: Int
         public var steps: [SurfaceResult.StepTiming]
     }
 

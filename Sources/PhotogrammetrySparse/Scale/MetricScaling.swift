@@ -1,7 +1,7 @@
 import Foundation
 import PhotogrammetryCore
 
-/// What the export stage found about metric scale: a factor per model, from the depth images
+/// What the metric-scale stage found: a factor per model, from the depth images
 /// of the capture's views, and the depth images that could not be used (with the reason).
 public struct MetricScaling: Codable, Sendable, Equatable {
     /// Per model (`sparse/` first): its factor, nil when its views gave too few ratios.

@@ -172,7 +172,7 @@ final class BatchEndToEndTests: XCTestCase {
         let input = work.appendingPathComponent("captures"), out = work.appendingPathComponent("out")
         let logs = work.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: EndToEndTests.datasets.appendingPathComponent("templeRing-12/images"),
+        try FileManager.default.copyItem(at: Repository.datasets.appendingPathComponent("templeRing-12/images"),
                                          to: input.appendingPathComponent("templeRing-12"))
         let subset = input.appendingPathComponent("subset-8")
         try FileManager.default.createDirectory(at: subset, withIntermediateDirectories: true)

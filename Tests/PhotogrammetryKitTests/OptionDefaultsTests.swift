@@ -380,7 +380,6 @@ final class OptionDefaultsTests: XCTestCase {
         XCTAssertEqual(FeatureStage.Options().blurFloorFraction, 0.3)
         XCTAssertEqual(FeatureStage.Options().blankContrast, 1.0 / 255)
         XCTAssertEqual(ModelStage.Options().jpegQuality, 95)
-        XCTAssertTrue(ReportStage.Options().complete)
         XCTAssertEqual(DenseStage.Options().detail, .full)
         XCTAssertFalse(DenseStage.Options().room)
         XCTAssertEqual(DenseStage.Options().seed, 0)

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
 @testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
 
 /// The passes after the first SfM (stages 5-9: re-matching, SfM again, finer features, their
 /// pairs matched again, SfM again) as stages of their own: they run only while the largest model
@@ -14,7 +20,7 @@ final class SparsePassesTests: XCTestCase {
 
     private func capture(in work: URL) throws -> URL {
         let capture = work.appendingPathComponent("capture")
-        try FileManager.default.copyItem(at: EndToEndTests.datasets.appendingPathComponent("templeRing-12/images"), to: capture)
+        try FileManager.default.copyItem(at: Repository.datasets.appendingPathComponent("templeRing-12/images"), to: capture)
         var generator = SeededGenerator(seed: 5)
         // 4-pixel blocks: blobs SIFT finds at its finest octaves.
         let blocks = (0..<(160 * 120)).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -77,7 +83,7 @@ final class SparsePassesTests: XCTestCase {
     func testMatchOnlyRunsTheSecondPassAsItsStage() throws {
         let work = try makeBridgeTestDirectory(self)
         let output = work.appendingPathComponent("out")
-        let input = EndToEndTests.datasets.appendingPathComponent("templeRing-12")
+        let input = Repository.datasets.appendingPathComponent("templeRing-12")
         let first = try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(), progress: nil)
             .runMatching(transitive: true)
         XCTAssertEqual(first.stages.map(\.name), ["ingest", "features", "matching", "rematching"])

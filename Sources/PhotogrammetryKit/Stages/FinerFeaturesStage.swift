@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 /// Stage 7: finer features (``FinerFeatures``: SIFT one octave further down) for the images the
 /// largest model still leaves out and their partners, appended to the features they have.

@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// Stage 8: the pairs among the images of the finer-features pass that were matched before (the
 /// pairs the capture's pair selection found worth matching), matched and verified again on the

@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// Stage 9: SfM again on the finer features and the pairs matched again on them; its models win
 /// when their largest holds more images.

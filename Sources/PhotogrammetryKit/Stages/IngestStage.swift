@@ -1,6 +1,7 @@
 import Foundation
 import PhotogrammetryCore
 import PhotogrammetrySparse
+import PhotogrammetryBridge
 
 /// Stage 1: the capture's images (a folder or a zip, unpacked safely) and the masks the run uses.
 ///

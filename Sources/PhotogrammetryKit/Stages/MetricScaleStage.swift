@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// Stage 12: the models in metres when the views carry depth images (a `depth/` folder of
 /// millimetre PNGs, or HEIC depth items): each model multiplied by its ``MetricScale`` factor,

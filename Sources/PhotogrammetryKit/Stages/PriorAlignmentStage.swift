@@ -1,4 +1,7 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 /// Stage 10: with pose priors, every model put into the priors' frame and refined with them
 /// (``PriorAlignment``): a model whose cameras agree with too few priors stays in its own frame.

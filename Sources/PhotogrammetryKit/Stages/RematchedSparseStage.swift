@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// Stage 6: SfM again on the graph the second matching pass grew; its models win when their
 /// largest holds more images.

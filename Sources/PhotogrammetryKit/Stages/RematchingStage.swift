@@ -1,4 +1,6 @@
 import Foundation
+import PhotogrammetryCore
+import PhotogrammetrySparse
 
 /// Stage 5: the second matching pass, when the largest model leaves images out: transitive
 /// pairs (partners of partners) and spatial pairs (cameras of the model that look at the same

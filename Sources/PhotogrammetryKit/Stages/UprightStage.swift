@@ -1,4 +1,5 @@
 import Foundation
+import PhotogrammetryCore
 
 /// Stage 13: every model stood upright (``Reconstruction/uprightTransform(gravity:)``: +Y up,
 /// centred, the first photo's side on +Z), as USD and ARKit take a model. Skipped for a model in

@@ -69,6 +69,10 @@ if [ "${FRESH_ROOT_INNER:-}" = 1 ]; then
   mnt "$root$swift_dir" --bind "$swift_dir"
   mount -o remount,bind,ro "$root$swift_dir"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  # debootstrap writes no /etc/hosts; Debian's installer writes this one (the machine's name on
+  # 127.0.1.1), and Slurm's daemons (SlurmClusterTests) look the name up.
+  [ -e "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' \
+    "$(hostname)" >"$root/etc/hosts"
 
   path="$swift_dir/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
   in_root() { # the environment of a root login on a fresh machine: no LANG, no pip config
@@ -96,6 +100,15 @@ if [ "${FRESH_ROOT_INNER:-}" = 1 ]; then
   in_root swift --version >>"$logs/swift-install.log" 2>&1 || {
     tail -n 30 "$logs/swift-install.log"; echo "fresh-root: swift does not run in the root"; exit 2; }
   echo "fresh-root: the Swift install took $(($(now) - t0)) s ($(in_root swift --version 2>&1 | head -n 1))"
+  # The network this machine is on: certificate authorities it added locally (a proxy that
+  # inspects TLS, as PyPI is reached here) are trusted in the root too, as on any machine of this
+  # network; without them pip fails with CERTIFICATE_VERIFY_FAILED. Not a step of the project's.
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    in_root update-ca-certificates >>"$logs/swift-install.log" 2>&1
+    echo "fresh-root: trusts this network's certificate authorities: $(cd /usr/local/share/ca-certificates && echo *.crt)"
+  fi
 
   # Each README command, verbatim, in a fresh shell at the repository's root; the shell's trace
   # (to its own file, stamped with the time) tells when each step of the command started.

@@ -44,21 +44,26 @@ if [ "${FRESH_ROOT_INNER:-}" = 1 ]; then
     mounted=()
   }
   trap unmount_all EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
   mnt() { # mnt TARGET MOUNT-ARGS...
     local target=$1; shift
     mount "$@" "$target"
     mounted+=("$target")
   }
 
-  # /proc of its own; /sys read-only, as a container may give it (a fresh machine's /sys is
-  # nobody's scratch space); /dev and /dev/pts, /dev/shm from the host (devices, ptys for tools
-  # that want a terminal, POSIX shared memory); /tmp is the root's own folder on disk (a tmpfs
-  # would put the build's and tests' temporaries in memory), emptied with mode 1777.
+  # /proc of its own; the machine's /sys with what is mounted below it (/sys/fs/cgroup, which
+  # systemd mounts on a fresh machine and slurmd needs: SlurmClusterTests), every mount of it
+  # read-only, as a container may give it (a fresh machine's /sys is nobody's scratch space);
+  # /dev and /dev/pts, /dev/shm from the host (devices, ptys for tools that want a terminal, POSIX
+  # shared memory); /tmp is the root's own folder on disk (a tmpfs would put the build's and
+  # tests' temporaries in memory), emptied with mode 1777.
   mnt "$root/proc" -t proc proc
-  if ! mnt "$root/sys" -t sysfs -o ro,nosuid,nodev,noexec sysfs 2>/dev/null; then
-    mnt "$root/sys" --rbind /sys
-    mount -o remount,bind,ro "$root/sys"
-  fi
+  mnt "$root/sys" --rbind /sys
+  mount --make-rslave "$root/sys"
+  for m in $(awk -v r="$root/sys" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo); do
+    mount -o remount,bind,ro "$m"
+  done
   mnt "$root/dev" --bind /dev
   mkdir -p "$root/dev/pts" "$root/dev/shm"
   mnt "$root/dev/pts" --bind /dev/pts
@@ -138,12 +143,15 @@ if [ "${FRESH_ROOT_INNER:-}" = 1 ]; then
               w = s[i]; if (length(w) > 70) w = substr(w, 1, 67) "..."
               printf "      %5d s  %s\n", e - t[i], w } }')
     fi
-    # XCTest's closing summary ("Executed N tests, with F failures (U unexpected) in S seconds")
-    # and Swift Testing's ("Test run with N tests ... passed/failed").
-    xctest=$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 \
-      | sed -E 's/.*(Executed [0-9]+ tests?, with [0-9]+ failures? \([0-9]+ unexpected\)).*/\1/' || true)
+    # XCTest's closing summary ("Executed N tests, with [K tests skipped and ]F failures (U
+    # unexpected) in S seconds"), Swift Testing's ("Test run with N tests ... passed/failed"), the
+    # failed tests, and the skipped ones with their reasons (a skip can hide a missing install).
+    xctest=$(grep -E "Executed [0-9]+ tests?, with " "$log" | tail -n 1 \
+      | sed -E 's/.*(Executed [0-9]+ tests?, with .*\([0-9]+ unexpected\)).*/\1/' || true)
     testing=$(grep -E "Test run with [0-9]+ tests?" "$log" | tail -n 1 | sed -E 's/^[^A-Za-z]*//' || true)
     failed=$(grep -E "^Test Case '.*' failed" "$log" | sed -E "s/^Test Case '([^']*)' failed.*/\1/" \
+      | sort -u || true)
+    skipped=$(grep -E " : Test skipped" "$log" | sed -E 's/^.*: ([A-Za-z0-9_]+\.[A-Za-z0-9_]+) : Test skipped( - )?/\1: /' \
       | sort -u || true)
     if [ "$rc" -eq 0 ]; then verdict=PASS; else verdict="FAIL (exit $rc)"; status=1; fi
     {
@@ -152,6 +160,7 @@ if [ "${FRESH_ROOT_INNER:-}" = 1 ]; then
       [ -n "$xctest" ] && echo "      XCTest: $xctest"
       [ -n "$testing" ] && echo "      Swift Testing: $testing"
       [ -n "$failed" ] && { echo "      failed:"; printf '        %s\n' $failed; }
+      [ -n "$skipped" ] && { echo "      skipped:"; printf '%s\n' "$skipped" | cut -c1-150 | sed 's/^/        /'; }
       echo "      log: $log"
     } | tee -a "$logs/summary.txt"
   done < <(grep -E '^scripts/setup && ' "$root/root/photogrammetry/README.md")
@@ -217,6 +226,8 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 now() { date +%s; }
 t0=$(now)

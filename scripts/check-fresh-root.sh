@@ -16,9 +16,10 @@
 #
 # Needs root (debootstrap, mount, chroot) and the network for Debian's packages and PyPI. It
 # touches nothing outside its root and its cache folder: every mount is made in a private mount
-# namespace (unshare), so none of them is seen outside, and all are gone when it ends. Takes
-# about 45 minutes on two cores (the build and the tests); run it under `nice -n 10` on a shared
-# machine. Exit code 0 when every command passed.
+# namespace (unshare), so none of them is seen outside, and all are gone when it ends. Takes 25
+# to 45 minutes on two shared cores (the build and the tests; debootstrap adds 4 minutes when the
+# cache is empty); run it under `nice -n 10` on a shared machine. Exit code 0 when every command
+# passed.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -151,12 +152,16 @@ if [ "${FRESH_ROOT_INNER:-}" = 1 ]; then
     testing=$(grep -E "Test run with [0-9]+ tests?" "$log" | tail -n 1 | sed -E 's/^[^A-Za-z]*//' || true)
     failed=$(grep -E "^Test Case '.*' failed" "$log" | sed -E "s/^Test Case '([^']*)' failed.*/\1/" \
       | sort -u || true)
+    # SwiftPM's own build times ("Build complete! (372.00s)"): swift test builds the tests first.
+    builds=$(grep -oE 'Build complete! \([0-9.]+s\)' "$log" | sed -E 's/.*\(([0-9.]+)s\)/\1 s/' | paste -sd, - \
+      | sed 's/,/, /g' || true)
     skipped=$(grep -E " : Test skipped" "$log" | sed -E 's/^.*: ([A-Za-z0-9_]+\.[A-Za-z0-9_]+) : Test skipped( - )?/\1: /' \
       | sort -u || true)
     if [ "$rc" -eq 0 ]; then verdict=PASS; else verdict="FAIL (exit $rc)"; status=1; fi
     {
       echo "fresh-root: [$n] $verdict in $((end - start)) s: $command"
       [ -n "$summary" ] && printf '%s\n' "$summary"
+      [ -n "$builds" ] && echo "      SwiftPM builds in it: $builds"
       [ -n "$xctest" ] && echo "      XCTest: $xctest"
       [ -n "$testing" ] && echo "      Swift Testing: $testing"
       [ -n "$failed" ] && { echo "      failed:"; printf '        %s\n' $failed; }

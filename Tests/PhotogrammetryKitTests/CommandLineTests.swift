@@ -108,11 +108,34 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(outcome.status, 1)
         XCTAssertEqual(outcome.errorLines, ["photogrammetry: error: cannot write OUTPUT \(file.path): it is a file, not a folder"])
         XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "keep")
-        // sysfs refuses to hold a folder, whoever asks (a read-only folder would not stop root).
-        try XCTSkipUnless(OutputFolder.isDirectory("/sys"), "no /sys on this machine")
-        let locked = try run(["reconstruct", input.path, "/sys/photogrammetry-out"])
-        XCTAssertEqual(locked.status, 1)
-        XCTAssertEqual(locked.errorLines, ["photogrammetry: error: cannot write OUTPUT /sys/photogrammetry-out: operation not permitted"])
+        // An OUTPUT that cannot be written: a folder the test makes read-only stops everyone but
+        // root; a file standing where the run's folder work/ must go stops root too. (No system
+        // folder such as /sys is relied on: a container may let root write there.)
+        let folder = try makeBridgeTestDirectory(self)
+        if geteuid() != 0 {
+            let locked = folder.appendingPathComponent("locked")
+            try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)
+            chmod(locked.path, 0o500)
+            defer { chmod(locked.path, 0o700) }
+            let output = locked.appendingPathComponent("out")
+            let refused = try run(["reconstruct", input.path, output.path])
+            XCTAssertEqual(refused.status, 1)
+            XCTAssertEqual(refused.errorLines, ["photogrammetry: error: cannot write OUTPUT \(output.path): permission denied"])
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: locked.path), [], "nothing written")
+        }
+        let output = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: false)
+        let work = output.appendingPathComponent("work")
+        try Data("keep".utf8).write(to: work)
+        let capture = try FileManager.default.contentsOfDirectory(atPath: input.path).sorted()
+        let blocked = try run(["reconstruct", input.path, output.path])
+        XCTAssertEqual(blocked.status, 1)
+        XCTAssertEqual(blocked.errorLines, ["photogrammetry: error: cannot write OUTPUT \(output.path): \(work.path) is a file, not a folder"])
+        XCTAssertEqual(try String(contentsOf: work, encoding: .utf8), "keep")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path), ["work"], "nothing written in OUTPUT")
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)),
+                       geteuid() != 0 ? ["locked", "out"] : ["out"], "nothing written outside OUTPUT")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: input.path).sorted(), capture, "nor in INPUT")
     }
 
     /// `diagnose` without `--output` works in a private folder: a link planted in TMPDIR under the

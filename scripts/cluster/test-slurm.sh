@@ -143,7 +143,7 @@ for _ in $(seq 1 60); do
     sleep 1
 done
 if [ "$state" != "idle" ]; then
-    tail -20 "$work"/log/*.log
+    tail -n 20 "$work"/log/*.log
     fail "the node did not come up (state '$state')"
 fi
 say "node localhost idle"

@@ -234,7 +234,8 @@ extension CommandSpec {
 extension CommandSpec.Argument {
     /// INPUT of reconstruct, diagnose and match.
     static let input = Self("INPUT", "A folder of photos (in it or in its images/ subfolder, any depth), a .zip of one, "
-                            + "or a video (.mp4, .mov, .m4v), or a folder or .zip whose only media are videos.")
+                            + "or a video (\(VideoFrames.extensions.sorted().map { "." + $0 }.joined(separator: ", "))), "
+                            + "or a folder or .zip whose only media are videos.")
 
     /// OUTPUT of the commands that write a model.
     static let modelOutput = Self("OUTPUT", "A folder (. for the current one) for " + CommandSpec.folderModelNames

@@ -9,7 +9,7 @@ import Foundation
 /// a primitive per material; OBJ `vt` + `map_Kd`, `usemtl` per material; PLY per-face
 /// `texcoord` and `texnumber` with a `TextureFile` comment per page).
 public struct MeshModel: Sendable, Equatable {
-    /// Vertex positions, metres when the capture had metric scale (else the capture's units).
+    /// Vertex positions, in ``lengthUnit``s.
     public var positions: [SIMD3<Float>]
     /// Unit vertex normals, one per position.
     public var normals: [SIMD3<Float>]
@@ -23,6 +23,8 @@ public struct MeshModel: Sendable, Equatable {
     public var materials: [MeshMaterial]
     /// Each triangle's index into ``materials``, or nil when all use the first.
     public var materialOfTriangle: [Int32]?
+    /// What one unit of ``positions`` is: metres only when a metric source made it so.
+    public var lengthUnit: LengthUnit
 
     /// The first (for most models the only) material.
     public var material: MeshMaterial {
@@ -31,13 +33,15 @@ public struct MeshModel: Sendable, Equatable {
     }
 
     public init(positions: [SIMD3<Float>], normals: [SIMD3<Float>], colors: [SIMD3<UInt8>],
-                uvs: [SIMD2<Float>]? = nil, triangles: [SIMD3<Int32>], material: MeshMaterial = MeshMaterial()) {
+                uvs: [SIMD2<Float>]? = nil, triangles: [SIMD3<Int32>], material: MeshMaterial = MeshMaterial(),
+                lengthUnit: LengthUnit = .unknown) {
         self.positions = positions
         self.normals = normals
         self.colors = colors
         self.uvs = uvs
         self.triangles = triangles
         self.materials = [material]
+        self.lengthUnit = lengthUnit
     }
 
     /// The triangles of each material, in order (empty for a material no triangle uses).

@@ -3,7 +3,7 @@
 /// As a phone capture SDK's feedback codes, the numbers are the contract: a program acting on
 /// "frame blurred" tests `code == 212`, never the wording of the message, which may change. Codes
 /// are grouped by stage in hundreds (1xx ingest, 2xx features, 3xx matching, 4xx sparse, 5xx
-/// diagnosis, 6xx dense, 7xx metric scale, 9xx the run, 10xx batch); a number once given is never reused. The raw
+/// diagnosis, 6xx dense, 7xx metric scale, 8xx model files, 9xx the run, 10xx batch); a number once given is never reused. The raw
 /// values below are the only place the numbers are written (the compiler refuses a duplicate).
 public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 1xx ingest
@@ -45,6 +45,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 7xx metric scale
     case metricScale = 700
     case depthUnusable = 701
+    // 8xx model files
+    case usdCoreUnavailable = 800
     // 9xx the run
     case stageFailed = 900
     case stageResumed = 901
@@ -83,7 +85,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .tooFewImages, .stageFailed, .captureFailed: .error
         case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
              .finerFeaturesFailed, .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped,
-             .depthUnusable: .warning
+             .depthUnusable, .usdCoreUnavailable: .warning
         default: .info
         }
     }
@@ -134,6 +136,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
         case .metricScale: "the model's metric scale from the views' depth images or the pose priors (factor, spread, points or cameras), or why there is none"
         case .depthUnusable: "a view's depth image cannot give scale (no metric range, not in the photo's frame, unreadable): not used"
+        case .usdCoreUnavailable: "usd-core (Python's `pxr`) could not be used: `model.usdz` written with a text layer, or a USD file read by the text reader; the message names the file and why"
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
         case .stageResumed: "a stage's output was loaded from its checkpoint (`work/checkpoints/`, same key: same inputs and options), not computed"
         case .stageStarted: "a stage starts (its name is the subject)"

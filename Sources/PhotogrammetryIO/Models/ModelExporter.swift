@@ -36,9 +36,7 @@ public enum ModelExporter {
         try model.validate()
         switch format {
         case .usdz:
-            var entries = [StoredZip.Entry(name: USDAText.layerName, data: Data(USDAText.layer(model, metersPerUnit: metersPerUnit).utf8))]
-            entries += model.textures.map { StoredZip.Entry(name: $0.fileName, data: $0.data) }
-            try stage(StoredZip.archive(entries), to: url, in: staged)
+            try stage(USDZPackage.data(model, metersPerUnit: metersPerUnit, url: url), to: url, in: staged)
         case .glb:
             try stage(GLBWriter.data(model), to: url, in: staged)
         case .obj:

@@ -1,7 +1,8 @@
 import Foundation
 import PhotogrammetryCore
 
-/// USD text layers, alone (`.usda`) or as a USDZ package's root layer: every Mesh's `points`,
+/// The fallback reader where usd-core cannot run (``USDCore``): USD text layers, alone (`.usda`)
+/// or as a USDZ package's root layer, points as stored but for `metersPerUnit` (no prim transforms or up axis): every Mesh's `points`,
 /// `faceVertexCounts` and `faceVertexIndices` (polygons as fans), `primvars:displayColor`
 /// (linear, per vertex or constant), `primvars:st` (per vertex or face-varying; v up, as ours) and
 /// the texture a UsdUVTexture's `inputs:file` names inside the package (else its first image);
@@ -19,7 +20,7 @@ extension ModelReader {
     /// header (``ModelStats`` reads the same).
     static func usdaBytes(_ data: Data, name: String) throws -> [UInt8] {
         if data.starts(with: Array("PXR-USDC".utf8)) {
-            throw ModelStatsError(message: "\(name): binary USD layer (usdc) is not supported; convert it to text (usda) with usdcat")
+            throw ModelStatsError(message: "\(name): binary USD layer (usdc) is not supported by the text reader; install usd-core (pip install \(USDCore.requirement))")
         }
         guard data.starts(with: Array("#usda".utf8)) else {
             throw ModelStatsError(message: "\(name): not a USD text layer (no #usda header)")
@@ -137,8 +138,8 @@ extension ModelReader {
             for (face, material) in materialOfFace.enumerated() {
                 for t in firstTriangleOfFace[face]..<firstTriangleOfFace[face + 1] { materialOfTriangle[t] = material }
             }
-            return try model(positions: positions, colors: colors, uvs: uvs, triangles: triangles, textures: textures,
-                             materialOfTriangle: materialOfTriangle, name: file ?? name)
+            return try inMetres(model(positions: positions, colors: colors, uvs: uvs, triangles: triangles, textures: textures,
+                             materialOfTriangle: materialOfTriangle, name: file ?? name), layer: bytes, name: name)
         }
         var texture: MeshMaterial.Texture?
         if textured {
@@ -147,8 +148,22 @@ extension ModelReader {
                 texture = ModelReader.texture(image.1, fileName: (image.0 as NSString).lastPathComponent)
             }
         }
-        return try model(positions: positions, colors: colors, uvs: texture == nil ? nil : uvs, triangles: triangles,
-                         texture: texture, name: file ?? name)
+        return try inMetres(model(positions: positions, colors: colors, uvs: texture == nil ? nil : uvs, triangles: triangles,
+                                  texture: texture, name: file ?? name), layer: bytes, name: name)
+    }
+
+    /// `model` scaled by the layer's `metersPerUnit` (USD's default, centimetres, when it has
+    /// none), its unit unknown when the layer's `customLayerData` says so.
+    private static func inMetres(_ model: MeshModel, layer bytes: [UInt8], name: String) throws -> MeshModel {
+        let metres = ModelStats.metadataNumber("metersPerUnit", in: bytes) ?? 0.01
+        guard metres.isFinite, metres > 0 else {
+            throw ModelStatsError(message: "\(name): metersPerUnit \(metres) is not a positive finite number")
+        }
+        var scaled = model
+        if metres != 1 { scaled.positions = model.positions.map { $0 * Float(metres) } }
+        let unknown = ModelStats.find(Array("\(LengthUnit.metadataKey) = \"\(LengthUnit.unknown.rawValue)\"".utf8), in: bytes, from: 0) != nil
+        scaled.lengthUnit = unknown ? .unknown : .metres
+        return scaled
     }
 
     /// The textures of a mesh's `materialBind` GeomSubsets (one per subset, bound by its

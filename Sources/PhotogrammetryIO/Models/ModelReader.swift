@@ -6,14 +6,19 @@ import PhotogrammetryBridge
 /// texture coordinates and the texture image, from our exports and other tools' files in the
 /// same formats (`photogrammetry render`). ``ModelStats`` reads the same files for their counts.
 ///
-/// What a format lacks is filled in: grey (180) vertex colours, zero normals. Transforms of
-/// nodes or prims are not applied (positions as stored, as ``ModelStats`` reports them).
+/// What a format lacks is filled in: grey (180) vertex colours, zero normals. USD files are read
+/// by OpenUSD (usd-core, ``USDCore``) as one mesh in metres, Y up, prim transforms applied
+/// (``model(_:)``); without usd-core by the text reader, which reads text layers' points as
+/// stored. Transforms of glTF nodes are not applied (positions as stored, as ``ModelStats``
+/// reports them).
 public enum ModelReader {
     /// The grey of a surface without colours.
     public static let grey = SIMD3<UInt8>(180, 180, 180)
 
-    /// Reads `url`, the format from its extension (`.usdz`, `.usda`, `.glb`, `.obj`, `.ply`, `.stl`).
+    /// Reads `url`, the format from its extension (`.usdz`, `.usd`, `.usda`, `.usdc`, `.glb`,
+    /// `.obj`, `.ply`, `.stl`).
     /// - Throws: ``ModelStatsError`` naming the file: missing, not a regular file, unreadable,
+    ///   what usd-core refuses,
     ///   unknown extension, malformed (a non-finite value, an index naming nothing, a declared
     ///   size the file does not hold: the checks of ``ModelCheck``), or a texture it names that
     ///   is missing.
@@ -24,8 +29,14 @@ public enum ModelReader {
         let ext = url.pathExtension.lowercased()
         let model: MeshModel
         switch ext {
-        case "usdz": model = try usdz(data, name: name)
-        case "usda", "usd", "usdc": model = try usda(data, name: name, package: [])
+        case "usdz", "usda", "usd", "usdc":
+            if let stage = try usdStage(url, data: data) {
+                model = try self.model(stage)
+            } else if ext == "usdz" {
+                model = try usdz(data, name: name)
+            } else {
+                model = try usda(data, name: name, package: [])
+            }
         case "glb": model = try glb(data, name: name, folder: folder)
         case "obj": model = try obj(data, name: name, folder: folder)
         case "ply": model = try ply(url)
@@ -34,6 +45,13 @@ public enum ModelReader {
             throw ModelStatsError(message: "\(name): unknown model format '.\(ext)' (want usdz, usda, glb, obj, ply, stl)")
         }
         return model
+    }
+
+    /// `url` read by usd-core, a package's zip structure checked first (entries that overlap or
+    /// are compressed); nil when usd-core cannot be run (said in one line), for the text reader.
+    static func usdStage(_ url: URL, data: Data) throws -> USDStage? {
+        if url.pathExtension.lowercased() == "usdz" { _ = try StoredZip.entries(of: data, name: url.path) }
+        return try USDStage.read(url)
     }
 
     /// The bytes of the model file at `url` (memory-mapped).

@@ -53,7 +53,7 @@ extension ModelStats {
     }
 
     /// A number given in the layer's metadata block, e.g. `metersPerUnit = 0.01`.
-    private static func metadataNumber(_ key: String, in bytes: [UInt8]) -> Double? {
+    static func metadataNumber(_ key: String, in bytes: [UInt8]) -> Double? {
         guard let start = find(Array("\(key) = ".utf8), in: bytes, from: 0) else { return nil }
         let tail = bytes[(start + key.count + 3)...].prefix { !$0.isWhitespace && $0 != UInt8(ascii: ")") }
         return Double(String(decoding: tail, as: UTF8.self))

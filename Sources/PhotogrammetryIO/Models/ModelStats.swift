@@ -10,10 +10,12 @@ public struct ModelStats: Sendable, Equatable {
     public var format: ModelFormat
     public var vertices: Int
     public var triangles: Int
-    /// The box around the vertices in the file's units (positions as stored: node or prim
-    /// transforms are not applied).
+    /// The box around the vertices in the file's units: USD's through their prims' transforms
+    /// with the stage made Y up (read by usd-core; the text reader without it takes points as
+    /// stored), glTF's as stored (node transforms are not applied).
     public var bounds: BoundingBox?
-    /// Metres per unit when the format says (USD's `metersPerUnit`; glTF is metres), else nil.
+    /// Metres per unit when the format says (USD's `metersPerUnit`, nil when its layer says
+    /// `lengthUnit` "unknown"; glTF is metres), else nil.
     public var metersPerUnit: Double?
     /// The texture images' sizes in pixels (0 x 0 when an image's size cannot be read).
     public var textures: [TextureSize]
@@ -29,18 +31,25 @@ public struct ModelStats: Sendable, Equatable {
     /// The bounding box's edge lengths in metres when the unit is known, else in file units.
     public var size: SIMD3<Double> { (bounds?.size ?? .zero) * (metersPerUnit ?? 1) }
 
-    /// Reads `url`, the format from its extension (`.usdz`, `.usda`, `.glb`, `.obj`, `.ply`, `.stl`).
+    /// Reads `url`, the format from its extension (`.usdz`, `.usd`, `.usda`, `.usdc`, `.glb`,
+    /// `.obj`, `.ply`, `.stl`).
     /// - Throws: ``ModelStatsError`` naming the file: not a regular file, unreadable, unknown
-    ///   extension, malformed (the checks of ``ModelReader``), or a layer kind not supported (a
-    ///   binary `.usdc` layer).
+    ///   extension, malformed (the checks of ``ModelReader``), what usd-core refuses, or, without
+    ///   usd-core, a binary layer.
     public static func read(_ url: URL) throws -> ModelStats {
         let name = url.path
         let data = try ModelReader.contents(of: url)
         let ext = url.pathExtension.lowercased()
         var stats: ModelStats
         switch ext {
-        case "usdz": stats = try usdz(data, name: name)
-        case "usda", "usd", "usdc": stats = try usda(data, name: name, textures: [])
+        case "usdz", "usda", "usd", "usdc":
+            if let stage = try ModelReader.usdStage(url, data: data) {
+                stats = try self.stats(stage, file: name)
+            } else if ext == "usdz" {
+                stats = try usdz(data, name: name)
+            } else {
+                stats = try usda(data, name: name, textures: [])
+            }
         case "glb": stats = try glb(data, name: name, folder: url.deletingLastPathComponent())
         case "obj": stats = try obj(data, name: name, folder: url.deletingLastPathComponent())
         case "ply": stats = try ply(url, data: data)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotogrammetryCore
+import PhotogrammetryIO
 import PhotogrammetrySparse
 
 /// The pipeline as a numbered list of stages over one scene.
@@ -53,7 +54,10 @@ public final class ReconstructionPipeline {
     /// is also told to the progress sink (``PipelineEvent/stageFailed``) before it is thrown.
     @discardableResult
     public func run() throws -> Report {
-        try announcingFailure { try runStages() }
+        // usd-core's absence (a text-layer USDZ) is told as an event, in the run's progress.
+        try ModelNotices.routing(to: { [progress] line in progress?.event(.usdCoreUnavailable, line) }) {
+            try announcingFailure { try runStages() }
+        }
     }
 
     /// The pipeline, in order: one stage a line, with its skip flag. A stage the scene gives

@@ -33,25 +33,14 @@ extension ModelReader {
                 ?? grey
             let normalMatrix = mesh.transform.normalMatrix
 
-            // One vertex per distinct (point, normal, uv, colour) its corners carry.
+            // A vertex a point, in the file's order, when every primvar is per point or
+            // constant; else one per distinct (point, normal, uv, colour) its corners carry.
+            let perCorner = [normal, uv, color].contains { $0?.element == .face || $0?.element == .corner }
             var vertexOfKey: [VertexKey: Int32] = [:]
             var cornerVertex = [Int32](repeating: 0, count: corners)
-            var face = 0, inFace = 0
-            for c in 0..<corners {
-                while inFace >= Int(mesh.counts[face]) { face += 1; inFace = 0 }
-                inFace += 1
-                let p = Int(mesh.indices[c])
-                let key = VertexKey(point: Int32(p), normal: normal?.bits(corner: c, face: face, point: p) ?? .init(),
-                                    uv: uv?.bits(corner: c, face: face, point: p) ?? .init(),
-                                    color: color?.bits(corner: c, face: face, point: p) ?? .init())
-                if let vertex = vertexOfKey[key] {
-                    cornerVertex[c] = vertex
-                    continue
-                }
-                let vertex = Int32(positions.count)
-                guard positions.count < Int(Int32.max) else { throw ModelStatsError(message: "\(name): more than 2³¹ vertices") }
-                vertexOfKey[key] = vertex
-                cornerVertex[c] = vertex
+            let base = positions.count
+            guard base + (perCorner ? corners : n) < Int(Int32.max) else { throw ModelStatsError(message: "\(name): more than 2³¹ vertices") }
+            func addVertex(point p: Int, corner c: Int, face: Int) throws {
                 let world = mesh.transform.apply(mesh.points[p]) * metres
                 let position = SIMD3<Float>(world)
                 guard position.x.isFinite, position.y.isFinite, position.z.isFinite else {
@@ -71,6 +60,28 @@ extension ModelReader {
                     colors.append(fallbackColor)
                 }
             }
+            if perCorner {
+                var face = 0, inFace = 0
+                for c in 0..<corners {
+                    while inFace >= Int(mesh.counts[face]) { face += 1; inFace = 0 }
+                    inFace += 1
+                    let p = Int(mesh.indices[c])
+                    let key = VertexKey(point: Int32(p), normal: normal?.bits(corner: c, face: face, point: p) ?? .init(),
+                                        uv: uv?.bits(corner: c, face: face, point: p) ?? .init(),
+                                        color: color?.bits(corner: c, face: face, point: p) ?? .init())
+                    if let vertex = vertexOfKey[key] {
+                        cornerVertex[c] = vertex
+                    } else {
+                        let vertex = Int32(positions.count)
+                        vertexOfKey[key] = vertex
+                        cornerVertex[c] = vertex
+                        try addVertex(point: p, corner: c, face: face)
+                    }
+                }
+            } else {
+                for p in 0..<n { try addVertex(point: p, corner: 0, face: 0) }
+                for c in 0..<corners { cornerVertex[c] = Int32(base) + mesh.indices[c] }
+            }
             var at = 0
             for (f, count) in mesh.counts.enumerated() {
                 let count = Int(count)
@@ -86,10 +97,13 @@ extension ModelReader {
                 at += count
             }
         }
-        // One material a texture, in the order first used; an untextured one after them when
-        // some faces have none.
+        // One material a texture, in the order of the stage's materials; an untextured one after
+        // them when some faces have none.
+        let used = Set(textureOfTriangle.compactMap { $0 })
         var pages: [String] = []
-        for case let texture? in textureOfTriangle where !pages.contains(texture) { pages.append(texture) }
+        for case let texture? in stage.header.materials.map(\.texture) where used.contains(texture) && !pages.contains(texture) {
+            pages.append(texture)
+        }
         var result: MeshModel
         if pages.isEmpty {
             result = try model(positions: positions, normals: normals, colors: colors, uvs: nil, triangles: triangles,

@@ -2,7 +2,7 @@ import Foundation
 
 /// The model file formats the exporters write and ``ModelStats`` reads.
 public enum ModelFormat: String, CaseIterable, Sendable, Codable {
-    /// A zip of a USDA layer (and textures), for AR Quick Look.
+    /// A zip of a USD layer (binary through usd-core, else text) and its textures, for AR Quick Look.
     case usdz
     /// glTF 2.0 binary.
     case glb

@@ -2,8 +2,9 @@ import Foundation
 import PhotogrammetryCore
 
 /// The fallback reader where usd-core cannot run (``USDCore``): USD text layers, alone (`.usda`)
-/// or as a USDZ package's root layer, points as stored but for `metersPerUnit` (no prim transforms or up axis): every Mesh's `points`,
-/// `faceVertexCounts` and `faceVertexIndices` (polygons as fans), `primvars:displayColor`
+/// or as a USDZ package's root layer, points as stored but for `metersPerUnit` (no prim
+/// transforms or up axis): every Mesh's `points`, `faceVertexCounts` and `faceVertexIndices`
+/// (polygons as fans), `primvars:displayColor`
 /// (linear, per vertex or constant), `primvars:st` (per vertex or face-varying; v up, as ours) and
 /// the texture a UsdUVTexture's `inputs:file` names inside the package (else its first image);
 /// a single Mesh whose `materialBind` GeomSubsets bind textured materials gets one material per

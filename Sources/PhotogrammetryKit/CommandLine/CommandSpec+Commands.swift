@@ -1,6 +1,7 @@
 import Foundation
 import PhotogrammetryCore
 import PhotogrammetryBridge
+import PhotogrammetryIO
 import PhotogrammetrySparse
 import PhotogrammetryDense
 
@@ -121,6 +122,7 @@ extension CommandSpec {
         ],
         discussion: [
             "The bounding box's size is in metres where the format says (USD's metersPerUnit, glTF), else in the file's units.",
+            usdReading,
         ])
 
     /// The longer side of `render`'s views when SIZE is not given (without --cameras).
@@ -152,6 +154,7 @@ extension CommandSpec {
                 + "where the surface covers the pixel centre, else 0), no anti-aliasing.",
             "Without --cameras the four views look at the bounding box's centre from +Z, +X, -Z, -X (Y up) at 30 degrees "
                 + "elevation, the box filling the frame with a 5% margin.",
+            usdReading,
         ])
 
     public static let mesh = CommandSpec(
@@ -173,7 +176,7 @@ extension CommandSpec {
         abstract: "Textures a mesh from elsewhere (LiDAR, RoomPlan, another tool) from a capture's photos at poses in the "
             + "mesh's frame.",
         arguments: [
-            Argument("MESH", "The mesh: " + list(modelFileEndings, "or") + "."),
+            Argument("MESH", "The mesh: " + list(readableModels, "or") + "."),
             Argument("CAPTURE", "A folder or .zip of images."),
             .modelOutput,
         ],
@@ -196,6 +199,7 @@ extension CommandSpec {
             "Per face the sharpest unoccluded view is chosen, the charts are packed into one page of the level's size and "
                 + "exposure is levelled across seams; faces no photo sees keep the mesh's colour. Aligning SfM poses to a "
                 + "mesh without priors is not built yet.",
+            usdReading,
             "Working files (undistorted views, an unpacked zip) go to OUTPUT/work/, or for a file x.glb to x/work/ beside "
                 + "it, and are removed when the run ends, however it ends; only --poses sfm's checkpoints stay after a "
                 + "failure, for the rerun to resume.",
@@ -222,8 +226,15 @@ extension CommandSpec {
     /// ".glb", ".obj", ...: the endings that make OUTPUT one model file.
     static var modelFileEndings: [String] { OutputLayout.modelFileExtensions.sorted().map { "." + $0 } }
 
-    /// The model files `stats` and `render` read.
-    static let readableModels = [".usdz (with a text USDA layer)", ".usda", ".glb", ".obj", ".ply", ".stl"]
+    /// The model files `stats`, `render` and `texture` read.
+    static let readableModels = [".usdz", ".usd", ".usda", ".usdc", ".glb", ".obj", ".ply", ".stl"]
+
+    /// How `stats`, `render` and `texture` read USD files.
+    static let usdReading = "USD files (text or binary layers, packages as RoomPlan, Object Capture, Reality Composer and "
+        + "Blender write them) are read by OpenUSD's usd-core (Python's pxr, run with python3 or the Python "
+        + "\(USDCore.pythonVariable) names): every visible Mesh prim through its transforms, one mesh in metres "
+        + "(metersPerUnit), Y up (a Z-up stage turned -90° about X), the texture of each face's bound material. Without "
+        + "usd-core a warning line says so and the text reader reads text layers, points as stored (metersPerUnit applied)."
 
     /// "a, b and c" (`conjunction` "and"), "a, b or c": values in help texts and messages.
     public static func list(_ items: [String], _ conjunction: String) -> String {

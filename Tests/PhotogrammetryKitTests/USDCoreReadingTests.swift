@@ -243,6 +243,50 @@ final class USDCoreReadingTests: XCTestCase {
         XCTAssertTrue(rendered.standardOutput.contains("62 triangles, 44 vertices"), rendered.standardOutput)
     }
 
+    // MARK: - Hostile files through usd-core
+
+    func testANonFiniteTransformAndASubsetNamingNoFaceAreOneLineErrors() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let mesh = """
+                def Mesh "m" (
+                    prepend apiSchemas = ["MaterialBindingAPI"]
+                )
+                {
+                    int[] faceVertexCounts = [3]
+                    int[] faceVertexIndices = [0, 1, 2]
+                    point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
+                    rel material:binding = </M>
+                    SUBSET
+                }
+            """
+        let transformed = folder.appendingPathComponent("nan.usda")
+        try Data(("#usda 1.0\ndef Material \"M\"\n{\n}\ndef Xform \"X\"\n{\n    matrix4d xformOp:transform = "
+                  + "((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (nan, 0, 0, 1))\n"
+                  + "    uniform token[] xformOpOrder = [\"xformOp:transform\"]\n"
+                  + mesh.replacingOccurrences(of: "SUBSET", with: "") + "\n}\n").utf8).write(to: transformed)
+        let subset = folder.appendingPathComponent("subset.usda")
+        try Data(("#usda 1.0\ndef Material \"M\"\n{\n}\n" + mesh.replacingOccurrences(of: "SUBSET", with: """
+            def GeomSubset "s" (
+                        prepend apiSchemas = ["MaterialBindingAPI"]
+                    )
+                    {
+                        uniform token elementType = "face"
+                        uniform token familyName = "materialBind"
+                        int[] indices = [0, 7]
+                        rel material:binding = </M>
+                    }
+            """) + "\n").utf8).write(to: subset)
+        // stats counts points and faces: it reads no materials, so only the reader meets the subset.
+        for (url, words, commands) in [(transformed, "\(transformed.path): Mesh 0 (/X/m): its transform is not finite", ["stats", "render"]),
+                                       (subset, "\(subset.path): Mesh 0: GeomSubset 0: indices[1] refers to face 7, but there are 1", ["render"])] {
+            for command in commands.map({ $0 == "stats" ? ["stats", url.path] : ["render", url.path, folder.appendingPathComponent("r").path, "32"] }) {
+                let outcome = try run(command)
+                XCTAssertEqual(outcome.status, 1, outcome.standardError)
+                XCTAssertEqual(outcome.errorLines, ["photogrammetry: error: \(words)"], command[0])
+            }
+        }
+    }
+
     // MARK: - Without usd-core
 
     func testWithoutUsdCoreTheTextReaderReadsOurFilesAndSaysSoInOneLine() throws {

@@ -87,7 +87,7 @@ extension ExportStage {
             }
             let target = folder.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if path != image.name {
+            if needsConversion(image) {
                 let data: Data
                 do {
                     data = max(image.width, image.height) <= maxJPEGSide

@@ -148,6 +148,9 @@ final class NerfstudioExportTests: XCTestCase {
             let difference = zip(ours.pixels, pipeline.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
             XCTAssertLessThan(Double(difference) / Double(ours.pixels.count), 3, "\(image.name): the pipeline's pixels, up to JPEG's loss")
         }
+        // Our reader finds each converted file's image (pose priors, texture --priors).
+        let matcher = ImageNameMatcher(images.map(\.name))
+        for image in images { XCTAssertEqual(matcher.match("images/" + paths[image.name]!), image.name) }
         XCTAssertTrue(ExportStage.isInside("a/b.jpg"))
         for hostile in ["../x.jpg", "/etc/x.jpg", "a/../../x.jpg", "a//b.jpg", "./x.jpg"] { XCTAssertFalse(ExportStage.isInside(hostile), hostile) }
     }

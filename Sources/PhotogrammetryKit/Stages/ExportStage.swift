@@ -39,12 +39,15 @@ public struct ExportStage: CheckpointedStage {
             let images = scene.capture.images.filter { registered.contains($0.name) }
             let paths = Self.exportedImagePaths(images)
             try Self.publish(layout.images) { _ = try Self.writeImages(images, paths: paths, into: $0) }
-            try writeAtomically(SparsePointsPLY.data(model), to: layout.sparsePointsPLY)
-            try writeAtomically(CameraFrustaPLY.data(model), to: layout.cameraFrusta)
             let folder = layout.images.lastPathComponent + "/"
             let transforms = NerfstudioTransforms(model, filePath: { folder + (paths[$0] ?? $0) },
                                                   plyFilePath: layout.sparsePointsPLY.lastPathComponent)
-            try writeAtomically(try transforms.jsonData(), to: layout.transformsJSON)
+            // The three renamed into place together: transforms.json never names another run's cloud.
+            let staged = StagedFiles()
+            try staged.write(SparsePointsPLY.data(model), to: layout.sparsePointsPLY)
+            try staged.write(CameraFrustaPLY.data(model), to: layout.cameraFrusta)
+            try staged.write(try transforms.jsonData(), to: layout.transformsJSON)
+            try staged.commit()
         } else {
             for url in [layout.transformsJSON, layout.sparsePointsPLY, layout.cameraFrusta] { try? FileManager.default.removeItem(at: url) }
             OutputFolder.removeOwned(layout.images)

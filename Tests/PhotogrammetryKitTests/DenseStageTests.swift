@@ -132,6 +132,8 @@ final class DenseStageTests: XCTestCase {
         // No depth, priors or markers: the scale is unknown, and every file and the page say so.
         XCTAssertEqual(report.scaleSource, "none")
         XCTAssertEqual(report.meshUnits, "unknown")
+        XCTAssertEqual(try ModelReader.plyLengthUnit(cloudURL), .unknown, "dense.ply: comment lengthUnit unknown")
+        XCTAssertNotNil(try Data(contentsOf: cloudURL).prefix(400).range(of: Data("\ncomment lengthUnit unknown\n".utf8)))
         for name in ["model.usdz", "model.glb", "model.obj", "work/surface.ply"] {
             XCTAssertEqual(try ModelReader.read(output.appendingPathComponent(name)).lengthUnit, .unknown, name)
         }

@@ -49,10 +49,10 @@ extension ModelStats {
     /// A string of the layer's metadata block (before its first prim), e.g. `customLayerData`'s
     /// `string lengthUnit = "unknown"`.
     private static func layerDataString(_ key: String, in bytes: [UInt8]) -> String? {
-        let end = find(Array("\ndef ".utf8), in: bytes, from: 0) ?? bytes.count
+        let metadata = Array(bytes[..<(find(Array("\ndef ".utf8), in: bytes, from: 0) ?? bytes.count)])
         let needle = Array("\(key) = \"".utf8)
-        guard let start = find(needle, in: bytes, from: 0), start < end else { return nil }
-        let tail = bytes[(start + needle.count)...].prefix { $0 != UInt8(ascii: "\"") && $0 != 0x0A }
+        guard let start = find(needle, in: metadata, from: 0) else { return nil }
+        let tail = metadata[(start + needle.count)...].prefix { $0 != UInt8(ascii: "\"") && $0 != 0x0A }
         return String(decoding: tail, as: UTF8.self)
     }
 

@@ -6,8 +6,11 @@ import PhotogrammetryBridge
 /// texture coordinates and the texture image, from our exports and other tools' files in the
 /// same formats (`photogrammetry render`). ``ModelStats`` reads the same files for their counts.
 ///
-/// What a format lacks is filled in: grey (180) vertex colours, zero normals. Transforms of
-/// nodes or prims are not applied (positions as stored, as ``ModelStats`` reports them).
+/// What a format lacks is filled in: grey (180) vertex colours (a textured file of ours has
+/// none: its texture is the colour), zero normals. Transforms of nodes or prims are not applied
+/// (positions as stored, as ``ModelStats`` reports them), except a metric USD layer's
+/// `metersPerUnit`, which puts its points in metres. ``MeshModel/lengthUnit`` is what the file
+/// records (``LengthUnit``; the form per format in `LengthUnit+Files.swift`).
 public enum ModelReader {
     /// The grey of a surface without colours.
     public static let grey = SIMD3<UInt8>(180, 180, 180)

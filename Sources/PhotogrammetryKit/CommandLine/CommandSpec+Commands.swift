@@ -120,7 +120,9 @@ extension CommandSpec {
                    + "texture_pages, texture_sizes [[w, h]], file_bytes) instead of a table."),
         ],
         discussion: [
-            "The bounding box's size is in metres where the format says (USD's metersPerUnit, glTF), else in the file's units.",
+            "The bounding box's size is in metres (size_unit m) where the file says so (USD's metersPerUnit, glTF, our "
+                + "OBJ, PLY and STL comments), else in the file's own units (size_unit unknown): a file that records "
+                + "lengthUnit unknown (a run without a metric source) or names no unit.",
         ])
 
     /// The longer side of `render`'s views when SIZE is not given (without --cameras).

@@ -30,12 +30,13 @@ void cvis_fusion_options_default(cvis_fusion_options* options);
  * (re-projection, depth and normal within the limits); the point is the mean of the agreeing
  * observations, its colour the mean colour and its normal the normalised mean, in world
  * coordinates. Every pixel used by a point is not used again. Depth maps are read on demand
- * through the workspace cache, so memory is bounded by its cache_bytes. *num_points receives
- * the point count. */
+ * through the workspace cache, so memory is bounded by its cache_bytes. header_comment, unless
+ * NULL or empty, is written as one more `comment` line of the header (one line: no line breaks;
+ * e.g. the cloud's unit, "lengthUnit metres"). *num_points receives the point count. */
 cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace, const char* const* depth_paths,
                                  const int32_t* neighbour_offsets, const int32_t* neighbours,
                                  const cvis_fusion_options* options, const char* out_ply_path,
-                                 int64_t* num_points);
+                                 const char* header_comment, int64_t* num_points);
 
 /* Points read from a PLY file: a point cloud, or a mesh's vertices and triangles. */
 typedef struct cvis_cloud cvis_cloud;

@@ -20,12 +20,15 @@ extension MVSWorkspace {
     ///   - options: Agreement limits and threads.
     ///   - output: Where the binary little-endian PLY (float x y z nx ny nz, uchar red green blue)
     ///     is written, through a temporary file and a rename.
+    ///   - headerComment: One more `comment` line for the PLY header (one line; e.g. the cloud's
+    ///     unit, `lengthUnit metres`), or nil.
     /// - Returns: The number of points written.
     /// - Throws: ``CVisionError``: `.invalidArgument` for invalid options, counts that do not
-    ///   match the views, a bad neighbour index or a depth map whose size is not its view's;
+    ///   match the views, a bad neighbour index, a comment with a line break or a depth map whose
+    ///   size is not its view's;
     ///   `.ioError` or `.decodeError` naming a file that cannot be read or written.
     public func fuse(depthMaps: [URL?], neighbours: [[Int]], options: FusionOptions = FusionOptions(),
-                     output: URL) throws -> Int {
+                     output: URL, headerComment: String? = nil) throws -> Int {
         try options.validate()
         let count = views.count
         guard depthMaps.count == count, neighbours.count == count else {
@@ -50,7 +53,7 @@ extension MVSWorkspace {
             offsets.withUnsafeBufferPointer { o in
                 flat.withUnsafeBufferPointer { n in
                     cvis_fuse_depth_maps(handle, paths, o.baseAddress, n.baseAddress, &cOptions,
-                                         output.path, &points)
+                                         output.path, headerComment, &points)
                 }
             }
         }

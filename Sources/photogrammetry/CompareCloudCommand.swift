@@ -33,7 +33,7 @@ enum CompareCloudCommand {
                 try RegularFile.check(URL(fileURLWithPath: path), kind: "a PLY file")
             }
             for model in [sparse, referenceSparse] {
-                try RegularFile.checkColmapText(in: Reconstruction.colmapModelDirectory(URL(fileURLWithPath: model)))
+                try RegularFile.checkColmapModel(in: Reconstruction.colmapModelDirectory(URL(fileURLWithPath: model)))
             }
         } catch { throw MeshFailure("\(error)") }
         let comparison = try compareClouds(

@@ -7,7 +7,7 @@ enum CompareCommand {
     static func run(_ arguments: [String]) throws {
         let parsed = try CommandSpec.compare.parse(arguments)
         guard parsed.positionals.count == 2 else {
-            throw ArgumentParser.Failure(description: "compare takes MODEL and REFERENCE (COLMAP text model folders)")
+            throw ArgumentParser.Failure(description: "compare takes MODEL and REFERENCE (COLMAP model folders, text or binary)")
         }
         let comparison = try comparePoses(model: URL(fileURLWithPath: parsed.positionals[0]),
                                           reference: URL(fileURLWithPath: parsed.positionals[1]))

@@ -42,7 +42,9 @@ enum MeshCommand {
         }
 
         let exportStart = Date()
-        let model = result.mesh.meshModel()
+        var model = result.mesh.meshModel()
+        // The cloud's unit: metres only when its header says so (our dense.ply of a metric run).
+        model.lengthUnit = (try? ModelReader.plyLengthUnit(cloudURL)) ?? .unknown
         let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try ModelExporter.write(model, to: targets)

@@ -45,8 +45,8 @@ enum RenderCommand {
         if let cameras = parsed["cameras"] {
             let folder = Reconstruction.colmapModelDirectory(URL(fileURLWithPath: cameras))
             do {
-                try RegularFile.checkColmapText(in: folder)
-                let reconstruction = try Reconstruction.readColmapText(from: folder)
+                try RegularFile.checkColmapModel(in: folder)
+                let reconstruction = try Reconstruction.readColmap(from: folder)
                 views = try RenderViews.cameras(of: reconstruction, longerSide: size,
                                                 nearDepth: 1e-4 * max(length(bounds.size), 1e-12))
             } catch let error as ModelStatsError {

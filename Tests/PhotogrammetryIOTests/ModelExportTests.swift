@@ -33,9 +33,10 @@ final class ModelExportTests: XCTestCase {
             XCTAssertEqual(stats.fileBytes, try Data(contentsOf: url).count)
             XCTAssertEqual(stats.size.x, 1, accuracy: 1e-5, "\(format): a sphere of radius 0.5 is 1 wide")
         }
-        XCTAssertEqual(try ModelStats.read(folder.appendingPathComponent("model.usdz")).metersPerUnit, 1)
-        XCTAssertEqual(try ModelStats.read(folder.appendingPathComponent("model.glb")).metersPerUnit, 1)
-        XCTAssertNil(try ModelStats.read(folder.appendingPathComponent("model.obj")).metersPerUnit)
+        // The model's unit is unknown (no metric source), and every format says so.
+        for format in ModelFormat.allCases {
+            XCTAssertNil(try ModelStats.read(folder.appendingPathComponent("model.\(format.rawValue)")).metersPerUnit, format.rawValue)
+        }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         XCTAssertEqual(names, ["model.glb", "model.mtl", "model.obj", "model.ply", "model.stl", "model.usdz"],
                        "no temporary files left behind")
@@ -43,7 +44,7 @@ final class ModelExportTests: XCTestCase {
         let row = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first)
         XCTAssertEqual(row["triangles"] as? Int, 1280)
         XCTAssertEqual(row["texture_pages"] as? Int, 0)
-        XCTAssertEqual(row["size_unit"] as? String, "m")
+        XCTAssertEqual(row["size_unit"] as? String, "unknown")
         XCTAssertTrue(ModelStatsTable.text([try ModelStats.read(folder.appendingPathComponent("model.stl"))]).contains("1280"))
     }
 

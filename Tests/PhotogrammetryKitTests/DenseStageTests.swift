@@ -129,16 +129,35 @@ final class DenseStageTests: XCTestCase {
         XCTAssertGreaterThan(triangles, 10_000, "a cloud of \(densePoints) points decimates to near the cap")
         XCTAssertEqual(report.textureSize, 1024)
         XCTAssertEqual(report.texturePages, 1)
-        XCTAssertEqual(report.meshUnits, "sparse model units")
+        // No depth, priors or markers: the scale is unknown, and every file and the page say so.
+        XCTAssertEqual(report.scaleSource, "none")
+        XCTAssertEqual(report.meshUnits, "unknown")
+        XCTAssertEqual(try ModelReader.plyLengthUnit(cloudURL), .unknown, "dense.ply: comment lengthUnit unknown")
+        XCTAssertNotNil(try Data(contentsOf: cloudURL).prefix(400).range(of: Data("\ncomment lengthUnit unknown\n".utf8)))
+        for name in ["model.usdz", "model.glb", "model.obj", "work/surface.ply"] {
+            XCTAssertEqual(try ModelReader.read(output.appendingPathComponent(name)).lengthUnit, .unknown, name)
+        }
         for name in ["model.usdz", "model.glb", "model.obj"] {
             let stats = try ModelStats.read(output.appendingPathComponent(name))
             XCTAssertEqual(stats.triangles, triangles, name)
             XCTAssertEqual(stats.textures.map(\.width), [1024], name)
+            XCTAssertNil(stats.metersPerUnit, name)
+            let row = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(ModelStatsTable.json([stats]).utf8)) as? [[String: Any]])?.first)
+            XCTAssertEqual(row["size_unit"] as? String, "unknown", name)
+        }
+        // Textured: the GLB's texture is its colour, with no COLOR_0 to multiply it by.
+        let glb = try ModelReader.GLBFile(Data(contentsOf: output.appendingPathComponent("model.glb")), name: "model.glb")
+        let primitives = (glb.json["meshes"] as? [[String: Any]])?.first?["primitives"] as? [[String: Any]] ?? []
+        XCTAssertFalse(primitives.isEmpty)
+        for primitive in primitives {
+            let attributes = primitive["attributes"] as? [String: Any] ?? [:]
+            XCTAssertEqual(Set(attributes.keys), ["POSITION", "NORMAL", "TEXCOORD_0"])
         }
 
         // report.html shows the model: four views around it, and three photos each beside the
         // render from its camera, which must show the temple where the photo does.
         let page = try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains("<dt>Units</dt><dd>unknown: sizes are in arbitrary units (no depth images, pose priors, markers or --scale)"))
         let section = try XCTUnwrap(page.components(separatedBy: "<section class=\"model\">").dropFirst().first?
             .components(separatedBy: "</section>").first)
         let images = try Self.inlineImages(section)

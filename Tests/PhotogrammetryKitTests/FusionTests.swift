@@ -134,6 +134,23 @@ final class FusionTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: one), try Data(contentsOf: two))
     }
 
+    func testTheHeaderCommentNamesTheCloudsUnitAndChangesNothingElse() throws {
+        let (workspace, depths) = try writeScene()
+        let plain = directory.appendingPathComponent("plain.ply"), metric = directory.appendingPathComponent("metric.ply")
+        _ = try workspace.fuse(depthMaps: depths, neighbours: Self.allNeighbours, options: FusionOptions(), output: plain)
+        _ = try workspace.fuse(depthMaps: depths, neighbours: Self.allNeighbours, options: FusionOptions(), output: metric,
+                               headerComment: "lengthUnit metres")
+        XCTAssertEqual(try ModelReader.plyLengthUnit(plain), .unknown)
+        XCTAssertEqual(try ModelReader.plyLengthUnit(metric), .metres)
+        let a = try PointCloud.load(plain), b = try PointCloud.load(metric)
+        XCTAssertEqual(a.points, b.points)
+        XCTAssertEqual(a.colors, b.colors)
+        XCTAssertThrowsError(try workspace.fuse(depthMaps: depths, neighbours: Self.allNeighbours, options: FusionOptions(),
+                                                output: directory.appendingPathComponent("broken.ply"),
+                                                headerComment: "lengthUnit metres\nend_header"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("broken.ply").path))
+    }
+
     func testSurfaceSeenByOneViewIsDroppedUnlessOneViewSuffices() throws {
         // Views 1, 2 and 3 have no depth where x > 0.2: there only view 0 sees the plane.
         let (workspace, depths) = try writeScene { view, _, point, depth in

@@ -49,11 +49,32 @@ final class MeshCommandTests: XCTestCase {
         for row in rows {
             let size = try XCTUnwrap(row["size"] as? [Double])
             for s in size { XCTAssertEqual(s, 0.6, accuracy: 0.03, "a sphere of radius 0.3") }
+            XCTAssertEqual(row["size_unit"] as? String, "unknown", "a cloud that names no unit")
         }
         let table = try run(["stats", output.appendingPathComponent("model.usdz").path])
         XCTAssertEqual(table.status, 0)
         XCTAssertEqual(table.outputLines.count, 2, table.standardOutput)
         XCTAssertTrue(table.outputLines[0].hasPrefix("file"))
+    }
+
+    func testTheCloudsUnitCarriesIntoTheModel() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let plain = try sphereCloudFile(in: folder)
+        // The same cloud, its header saying metres as a metric run's dense.ply would.
+        var data = try Data(contentsOf: plain)
+        let comment = try XCTUnwrap(data.range(of: Data("comment written by Photogrammetry".utf8)))
+        data.replaceSubrange(comment, with: Data("comment lengthUnit metres".utf8))
+        let metric = folder.appendingPathComponent("metric.ply")
+        try data.write(to: metric)
+        for (cloud, unit) in [(plain, "unknown"), (metric, "m")] {
+            let model = folder.appendingPathComponent("\(cloud.deletingPathExtension().lastPathComponent).usdz")
+            let outcome = try run(["mesh", cloud.path, model.path, "--detail", "preview", "--threads", "2"])
+            XCTAssertEqual(outcome.status, 0, outcome.standardError)
+            let stats = try run(["stats", "--json", model.path])
+            let row = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(stats.standardOutput.utf8)) as? [[String: Any]])?.first)
+            XCTAssertEqual(row["size_unit"] as? String, unit, cloud.lastPathComponent)
+            XCTAssertEqual(try XCTUnwrap(row["size"] as? [Double])[0], 0.6, accuracy: 0.03)
+        }
     }
 
     func testAnOutputWithAnExtensionWritesThatOneFile() throws {

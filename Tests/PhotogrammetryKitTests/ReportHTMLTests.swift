@@ -81,6 +81,23 @@ final class ReportHTMLTests: XCTestCase {
         XCTAssert(page.contains("23 of 32 sectors missing</strong> (13 of 16 in the lower ring, 10 of 16 in the upper ring)"))
     }
 
+    func testUnitsAreStatedPlainly() {
+        var report = makeSampleReport()
+        report.metricScale = nil
+        report.scaleSource = "none"
+        var page = ReportHTML.render(report, thumbnails: [:])
+        XCTAssert(page.contains("<dt>Units</dt><dd>unknown: sizes are in arbitrary units (no depth images, pose priors, markers or --scale)</dd>"))
+        report.metricScaleNote = "no depth image gave a factor"
+        page = ReportHTML.render(report, thumbnails: [:])
+        XCTAssert(page.contains("--scale) <span class=\"aside\">(no depth image gave a factor)</span></dd>"))
+        report.metricScale = 0.004
+        report.scaleSource = "lidar_depth"
+        XCTAssert(ReportHTML.render(report, thumbnails: [:]).contains("<dt>Units</dt><dd>metres, from the depth images</dd>"))
+        report.scaleSource = "pose_priors"
+        XCTAssert(ReportHTML.render(report, thumbnails: [:]).contains("<dt>Units</dt><dd>metres, from the pose priors</dd>"))
+        XCTAssertEqual(report.lengthUnit, .metres)
+    }
+
     func testNullAngularMeasuresRenderTheNoteAndNoDial() {
         var report = makeSampleReport()
         report.captureKind = "walkthrough"

@@ -265,9 +265,11 @@ final class TextureAtlasTests: XCTestCase {
         XCTAssertGreaterThan(atlas.chartCount, 1, "two views make at least two charts")
         let points = mesh.points
         let model = MeshModel(positions: points, normals: Array(repeating: SIMD3(0, 0, -1), count: points.count),
-                              colors: Array(repeating: SIMD3(128, 128, 128), count: points.count), triangles: mesh.triangles)
+                              colors: Array(repeating: SIMD3(128, 128, 128), count: points.count), triangles: mesh.triangles,
+                              lengthUnit: .metres)
         let textured = try model.textured(by: atlas, jpegQuality: 0)
         try textured.validate()
+        XCTAssertEqual(textured.lengthUnit, .metres, "texturing keeps the mesh's unit")
         XCTAssertEqual(textured.triangles.count, model.triangles.count)
         XCTAssertGreaterThan(textured.positions.count, model.positions.count, "vertices on chart borders are split")
         XCTAssertLessThan(textured.positions.count, 3 * model.triangles.count, "vertices inside a chart are shared")

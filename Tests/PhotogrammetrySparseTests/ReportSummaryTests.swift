@@ -26,6 +26,16 @@ final class ReportSummaryTests: XCTestCase {
         XCTAssertFalse(ReportSummary.text(makeSampleReport()).hasSuffix("\n"))
     }
 
+    func testTheScaleLineSaysWhenSizesAreInArbitraryUnits() {
+        var report = makeSampleReport()
+        report.metricScale = nil
+        report.metricScaleNote = nil
+        XCTAssert(ReportSummary.text(report).contains(
+            "  scale       unknown: sizes are in arbitrary units (no depth images, pose priors, markers or --scale)"))
+        report.metricScaleNote = "no depth"
+        XCTAssert(ReportSummary.text(report).contains("  scale       none: no depth"))
+    }
+
     func testNullAngularMeasuresGiveTheNote() {
         var report = makeSampleReport()
         report.captureKind = "walkthrough"

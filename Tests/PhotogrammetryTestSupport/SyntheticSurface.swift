@@ -102,4 +102,17 @@ package enum PythonCheck {
         }
         return output
     }
+
+    /// Whether python3 imports `module`: for the few checks that a missing tool skips rather
+    /// than fails.
+    package static func canImport(_ module: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import \(module)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
 }

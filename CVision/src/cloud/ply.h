@@ -23,11 +23,12 @@ cvis_status ReadPly(const std::string& path, cvis_cloud* cloud);
 cvis_status WritePly(const std::string& path, const cvis_cloud& cloud);
 
 // A writer for point records produced in several batches: the records go to a temporary body
-// file first, so memory does not grow with the cloud; Finish writes the header and the body to
-// a second temporary file and renames it to path.
+// file first, so memory does not grow with the cloud; Finish writes the header (with comment,
+// when not empty, as one more comment line) and the body to a second temporary file and renames
+// it to path.
 class PlyPointWriter {
  public:
-  explicit PlyPointWriter(std::string path);
+  explicit PlyPointWriter(std::string path, std::string comment = "");
   ~PlyPointWriter();  // removes temporaries left by a writer that was not finished
   PlyPointWriter(const PlyPointWriter&) = delete;
   PlyPointWriter& operator=(const PlyPointWriter&) = delete;
@@ -44,6 +45,7 @@ class PlyPointWriter {
   std::string path_;
   std::string body_path_;
   std::string temporary_path_;
+  std::string comment_;
   FILE* body_ = nullptr;
   int64_t count_ = 0;
 };

@@ -18,10 +18,12 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PLY records are writte
 
 constexpr size_t kRecordBytes = 6 * sizeof(float) + 3;  // x y z nx ny nz red green blue
 
-std::string Header(int64_t count, int64_t num_triangles) {
+// The header; comment, when not empty, is one more comment line.
+std::string Header(int64_t count, int64_t num_triangles, const std::string& comment = "") {
   const std::string faces =
       num_triangles > 0 ? Str("element face ", num_triangles, "\nproperty list uchar int vertex_indices\n") : "";
   return Str("ply\nformat binary_little_endian 1.0\ncomment written by Photogrammetry\n",
+             comment.empty() ? "" : Str("comment ", comment, "\n"),
              "element vertex ", count, "\n",
              "property float x\nproperty float y\nproperty float z\n",
              "property float nx\nproperty float ny\nproperty float nz\n",
@@ -50,8 +52,11 @@ std::vector<unsigned char> PackRecords(int64_t count, const float* points, const
 
 }  // namespace
 
-PlyPointWriter::PlyPointWriter(std::string path)
-    : path_(std::move(path)), body_path_(path_ + ".body.tmp"), temporary_path_(path_ + ".tmp") {}
+PlyPointWriter::PlyPointWriter(std::string path, std::string comment)
+    : path_(std::move(path)),
+      body_path_(path_ + ".body.tmp"),
+      temporary_path_(path_ + ".tmp"),
+      comment_(std::move(comment)) {}
 
 PlyPointWriter::~PlyPointWriter() {
   if (body_ != nullptr) std::fclose(body_);
@@ -81,7 +86,7 @@ cvis_status PlyPointWriter::Finish() {
   if (std::fflush(body_) != 0 || std::fseek(body_, 0, SEEK_SET) != 0) return PlyWriteFailure(path_);
   FILE* out = std::fopen(temporary_path_.c_str(), "wb");
   if (out == nullptr) return PlyWriteFailure(path_);
-  const std::string header = Header(count_, 0);
+  const std::string header = Header(count_, 0, comment_);
   bool ok = std::fwrite(header.data(), 1, header.size(), out) == header.size();
   std::vector<char> chunk(1 << 20);
   size_t got;

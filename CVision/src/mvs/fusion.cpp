@@ -265,7 +265,8 @@ extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
                                             const int32_t* neighbour_offsets,
                                             const int32_t* neighbours,
                                             const cvis_fusion_options* options,
-                                            const char* out_ply_path, int64_t* num_points) {
+                                            const char* out_ply_path, const char* header_comment,
+                                            int64_t* num_points) {
   using namespace cvis;
   using namespace cvis::mvs;
   return Guard([&] {
@@ -294,7 +295,11 @@ extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
         }
       }
     }
-    PlyPointWriter writer(out_ply_path);
+    const std::string comment = header_comment != nullptr ? header_comment : "";
+    if (comment.find_first_of("\r\n") != std::string::npos) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_fuse_depth_maps: header_comment holds a line break");
+    }
+    PlyPointWriter writer(out_ply_path, comment);
     if (cvis_status s = writer.Open(); s != CVIS_OK) return s;
     Fuser fuser(&ws, paths, *options);
     for (int i = 0; i < n; ++i) {

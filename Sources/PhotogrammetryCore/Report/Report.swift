@@ -96,8 +96,8 @@ public struct Report: Codable, Sendable {
     /// Side of a texture page in pixels, and the number of pages; nil without the mesh stages.
     public var textureSize: Int?
     public var texturePages: Int?
-    /// What one unit of the model files is: "metres" when the model was scaled to metres
-    /// (``metricScale``), else "sparse model units".
+    /// What one unit of the model files is, a ``LengthUnit`` raw value: "metres" when the model
+    /// was scaled to metres (``metricScale``), else "unknown" (``Report/lengthUnit``).
     public var meshUnits: String?
     /// Metres per unit of the reconstruction as SfM made it, by which `sparse/` and everything
     /// after it were multiplied; nil when no scale is known.

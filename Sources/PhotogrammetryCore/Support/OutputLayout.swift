@@ -34,12 +34,20 @@ public struct OutputLayout: Sendable, Equatable {
         self.modelFile = modelFile
     }
 
-    /// Model `n` (0 = the largest) as a COLMAP text model: `sparse/`, then `sparse-2/`, ...
+    /// Model `n` (0 = the largest) as a COLMAP model, text and binary: `sparse/`, then `sparse-2/`, ...
     public func sparse(_ n: Int = 0) -> URL { root.appendingPathComponent(Self.sparseFolderName(n), isDirectory: true) }
     /// The folder name of model `n`, as `report.json`'s `models` records it.
     public static func sparseFolderName(_ n: Int) -> String { n == 0 ? "sparse" : "sparse-\(n + 1)" }
     /// The largest model's registered views in nerfstudio's convention (beside `sparse/`).
     public var transformsJSON: URL { root.appendingPathComponent("transforms.json") }
+    /// The images `transforms.json` names, where nerfstudio looks for them (`images/NAME`): hard
+    /// links to the capture's files, copies, or upright JPEG conversions of what it cannot read.
+    public var images: URL { root.appendingPathComponent("images", isDirectory: true) }
+    /// The largest model's sparse points as PLY, `transforms.json`'s `ply_file_path` (the name
+    /// nerfstudio's own COLMAP conversion gives it).
+    public var sparsePointsPLY: URL { root.appendingPathComponent("sparse_pc.ply") }
+    /// The largest model's registered cameras as a mesh of pyramids, for viewers.
+    public var cameraFrusta: URL { root.appendingPathComponent("cameras.ply") }
     /// Statistics and diagnosis for programs.
     public var reportJSON: URL { root.appendingPathComponent("report.json") }
     /// The same for people.

@@ -141,6 +141,7 @@ extension DenseReconstruction {
         hash.add("fusion")
         hash.add(String(describing: keyed))
         hash.add(cloudURL.lastPathComponent)
+        hash.add(lengthUnit.rawValue)
         for (index, view) in views.enumerated() {
             hash.add(view.name)
             hash.add(maps.fusedEntries[index]?.key ?? "none")
@@ -154,7 +155,7 @@ extension DenseReconstruction {
         }
         _ = progress?.update(stage: stage, done: 0, total: 1)
         let points = try workspace.fuse(depthMaps: maps.fused, neighbours: maps.neighbours, options: options.fusion,
-                                        output: cloudURL)
+                                        output: cloudURL, headerComment: "\(LengthUnit.metadataKey) \(lengthUnit.rawValue)")
         guard points > 0 else {
             // An empty cloud is no result: leave no file that looks like one.
             try? FileManager.default.removeItem(at: cloudURL)

@@ -63,9 +63,12 @@ public struct DenseReconstruction {
     /// Threads for undistortion (PatchMatch and fusion take theirs from ``options``).
     public let threads: Int
     package let progress: ProgressSink?
+    /// The model's unit, which the cloud's header names (`comment lengthUnit metres`).
+    public let lengthUnit: LengthUnit
 
     public init(model: Reconstruction, inputs: [ImageID: Input], options: DenseOptions, directory: URL,
-                cloudURL: URL, threads: Int, progress: ProgressSink?) {
+                cloudURL: URL, threads: Int, progress: ProgressSink?, lengthUnit: LengthUnit = .unknown) {
+        self.lengthUnit = lengthUnit
         self.model = model
         self.inputs = inputs
         self.options = options

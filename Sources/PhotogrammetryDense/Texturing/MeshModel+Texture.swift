@@ -6,7 +6,7 @@ extension MeshModel {
     /// The model textured by `atlas` (made for this model's triangles, in order): vertices split
     /// where a vertex has different UVs in different faces (a chart border), UVs in the
     /// exporters' convention (v up), and one material per atlas page (`texture_<page>`; the
-    /// material keeps its name for a single page, else gains `_<page>`).
+    /// material keeps its name for a single page, else gains `_<page>`); in this model's unit.
     ///
     /// - Parameter jpegQuality: 1...100 encodes the pages as JPEG, 0 as PNG.
     /// - Throws: ``ModelExportError`` when the atlas is for another mesh.
@@ -17,7 +17,8 @@ extension MeshModel {
         }
         let pageCount = atlas.pageCount
         let facePages = pageCount > 1 ? atlas.facePages : []
-        var split = MeshModel(positions: [], normals: [], colors: [], uvs: [], triangles: [], material: material)
+        var split = MeshModel(positions: [], normals: [], colors: [], uvs: [], triangles: [], material: material,
+                              lengthUnit: lengthUnit)
         var index: [CornerKey: Int32] = [:]
         split.triangles.reserveCapacity(triangles.count)
         for (f, triangle) in triangles.enumerated() {

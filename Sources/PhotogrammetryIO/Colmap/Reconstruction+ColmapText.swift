@@ -46,30 +46,42 @@ extension Reconstruction {
     /// one image per line, and a name with a newline would shift every line after it.
     /// - Parameter directory: The model directory (for example `OUTPUT/sparse`).
     public func writeColmapText(to directory: URL) throws {
+        try checkColmapTextNames()
+        try Self.writeColmapFiles(colmapTextFiles(), to: directory)
+    }
+
+    /// Refuses an image name COLMAP text cannot hold, before anything is written.
+    func checkColmapTextNames() throws {
         for image in images.values where image.isRegistered && (image.name.isEmpty || image.name.hasControlCharacters) {
             throw ColmapTextError(file: "images.txt", message: "image \(image.id): name \"\(image.name.escapingControlCharacters)\" "
                                   + "is empty or holds a line break or control character, which COLMAP text cannot hold")
         }
+    }
+
+    /// The three text files, by name.
+    func colmapTextFiles() -> [(String, Data)] {
+        [("cameras.txt", Data(colmapCamerasText().utf8)), ("images.txt", Data(colmapImagesText().utf8)),
+         ("points3D.txt", Data(colmapPoints3DText().utf8))]
+    }
+
+    /// Writes `files` into `directory` (created if missing) under temporary names, then renames
+    /// them all into place: a failure never leaves part of a model.
+    static func writeColmapFiles(_ files: [(String, Data)], to directory: URL) throws {
         let manager = FileManager.default
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw ColmapTextError(file: directory.path, message: "cannot create directory: \(error.localizedDescription)")
         }
-        let contents: [(String, String)] = [
-            ("cameras.txt", colmapCamerasText()),
-            ("images.txt", colmapImagesText()),
-            ("points3D.txt", colmapPoints3DText()),
-        ]
         let tag = UUID().uuidString.prefix(8)
         var temporaries: [(URL, URL)] = []
         defer { for (temporary, _) in temporaries { try? manager.removeItem(at: temporary) } }
-        for (name, text) in contents {
+        for (name, data) in files {
             let final = directory.appendingPathComponent(name)
             let temporary = directory.appendingPathComponent(".\(name).\(tag).tmp")
             temporaries.append((temporary, final))
             do {
-                try Data(text.utf8).write(to: temporary)
+                try data.write(to: temporary)
             } catch {
                 throw ColmapTextError(file: name, message: "cannot write \(temporary.path): \(error.localizedDescription)")
             }
@@ -85,9 +97,10 @@ extension Reconstruction {
     public static func colmapModelDirectory(_ url: URL) -> URL {
         let manager = FileManager.default
         let nested = OutputLayout(folder: url).sparse()
-        if !manager.fileExists(atPath: url.appendingPathComponent("images.txt").path),
-           manager.fileExists(atPath: nested.appendingPathComponent("images.txt").path) { return nested }
-        return url
+        func holdsModel(_ folder: URL) -> Bool {
+            ["images.txt", "images.bin"].contains { manager.fileExists(atPath: folder.appendingPathComponent($0).path) }
+        }
+        return !holdsModel(url) && holdsModel(nested) ? nested : url
     }
 
     /// Reads a COLMAP text model (`cameras.txt`, `images.txt` and, if present, `points3D.txt`).
@@ -148,39 +161,47 @@ extension Reconstruction {
                 if reconstruction.points3D[id] != nil {
                     throw ColmapTextError(file: "points3D.txt", line: number, message: "duplicate 3D point id \(id)")
                 }
-                // COLMAP's tracks may hold two keypoints of one image (after track merging), so
-                // only a repeated (image, keypoint) pair is an error.
-                var seen = Set<TrackElement>()
-                for element in point.track {
-                    guard let image = reconstruction.images[element.imageID] else {
-                        throw ColmapTextError(file: "points3D.txt", line: number,
-                                              message: "3D point \(id) observed in image \(element.imageID), missing from images.txt")
-                    }
-                    guard element.point2DIndex >= 0, element.point2DIndex < image.points2D.count else {
-                        throw ColmapTextError(file: "points3D.txt", line: number,
-                                              message: "3D point \(id): image \(element.imageID) has no keypoint \(element.point2DIndex) (it has \(image.points2D.count))")
-                    }
-                    guard seen.insert(element).inserted else {
-                        throw ColmapTextError(file: "points3D.txt", line: number,
-                                              message: "3D point \(id) lists image \(element.imageID) keypoint \(element.point2DIndex) twice")
-                    }
+                if let problem = reconstruction.trackProblem(of: point, id: id) {
+                    throw ColmapTextError(file: "points3D.txt", line: number, message: problem)
                 }
                 reconstruction.insertPoint3D(point, id: id)
             }
         }
 
-        // images.txt may name 3D points that points3D.txt lacks (or vice versa); the tracks in
-        // points3D.txt are authoritative, so drop dangling keypoint links.
-        for (imageID, image) in reconstruction.images {
-            for (k, pointID) in image.point3DIDs.enumerated() {
-                guard let pointID else { continue }
-                let linked = reconstruction.points3D[pointID]?.track.contains {
-                    $0.imageID == imageID && $0.point2DIndex == k
-                } ?? false
-                if !linked { reconstruction.images[imageID]?.point3DIDs[k] = nil }
+        reconstruction.dropDanglingPointLinks()
+        return reconstruction
+    }
+
+    /// Why `point`'s track cannot be read into this model (an image it lacks, a keypoint out of
+    /// range, one observation twice), or nil.
+    func trackProblem(of point: Point3D, id: Point3DID) -> String? {
+        // COLMAP's tracks may hold two keypoints of one image (after track merging), so only a
+        // repeated (image, keypoint) pair is an error.
+        var seen = Set<TrackElement>()
+        for element in point.track {
+            guard let image = images[element.imageID] else {
+                return "3D point \(id) observed in image \(element.imageID), missing from the images"
+            }
+            guard element.point2DIndex >= 0, element.point2DIndex < image.points2D.count else {
+                return "3D point \(id): image \(element.imageID) has no keypoint \(element.point2DIndex) (it has \(image.points2D.count))"
+            }
+            guard seen.insert(element).inserted else {
+                return "3D point \(id) lists image \(element.imageID) keypoint \(element.point2DIndex) twice"
             }
         }
-        return reconstruction
+        return nil
+    }
+
+    /// Unlinks keypoints that name a 3D point whose track does not list them: the images may name
+    /// points the points file lacks (or vice versa), and the tracks are authoritative.
+    mutating func dropDanglingPointLinks() {
+        for (imageID, image) in images {
+            for (k, pointID) in image.point3DIDs.enumerated() {
+                guard let pointID else { continue }
+                let linked = points3D[pointID]?.track.contains { $0.imageID == imageID && $0.point2DIndex == k } ?? false
+                if !linked { images[imageID]?.point3DIDs[k] = nil }
+            }
+        }
     }
 
     // MARK: - Writing
@@ -231,14 +252,19 @@ extension Reconstruction {
         return text
     }
 
-    private func colmapPoints3DText() -> String {
-        // Observations in unregistered images (not written) are left out, so the model reads back.
-        let written = points3D.mapValues { point -> Point3D in
+    /// The points as either format writes them, by id: observations in unregistered images (not
+    /// written) are left out, so the model reads back.
+    var colmapPointsToWrite: [(Point3DID, Point3D)] {
+        points3D.sorted { $0.key < $1.key }.map { id, point in
             var point = point
             point.track.removeAll { images[$0.imageID]?.isRegistered != true }
-            return point
+            return (id, point)
         }
-        let observations = written.values.reduce(0) { $0 + $1.track.count }
+    }
+
+    private func colmapPoints3DText() -> String {
+        let written = colmapPointsToWrite
+        let observations = written.reduce(0) { $0 + $1.1.track.count }
         let meanTrack = written.isEmpty ? 0 : Double(observations) / Double(written.count)
         var text = """
         # 3D point list with one line of data per point:
@@ -247,7 +273,7 @@ extension Reconstruction {
 
         """
         text.reserveCapacity(text.utf8.count + written.count * 120)
-        for (id, point) in written.sorted(by: { $0.key < $1.key }) {
+        for (id, point) in written {
             let p = point.position, c = point.color
             text += "\(id) " + ColmapTextFile.format(p.x) + " " + ColmapTextFile.format(p.y) + " "
                 + ColmapTextFile.format(p.z) + " \(c.x) \(c.y) \(c.z) " + ColmapTextFile.format(point.error)
@@ -341,29 +367,33 @@ enum ColmapTextFile {
         let width = try int(f[2], "WIDTH", file: file, line: number)
         let height = try int(f[3], "HEIGHT", file: file, line: number)
         let params = try f.dropFirst(4).map { try double($0, "camera parameter", file: file, line: number) }
-        let name = String(f[1])
+        return try camera(id: id, modelName: String(f[1]), width: width, height: height, params: params) {
+            ColmapTextError(file: file, line: number, message: $0)
+        }
+    }
+
+    /// The camera of one model's fields (either format): a supported model as it is, a reducible
+    /// one with zero distortion as its pinhole model; anything else throws `fail`'s error.
+    static func camera(id: Int, modelName name: String, width: Int, height: Int, params: [Double],
+                       fail: (String) -> Error) throws -> Camera {
         if let model = CameraModel(name: name) {
             guard params.count == model.parameterCount else {
-                throw ColmapTextError(file: file, line: number,
-                                      message: "camera model \(name) takes \(model.parameterCount) parameters, found \(params.count)")
+                throw fail("camera model \(name) takes \(model.parameterCount) parameters, found \(params.count)")
             }
             return Camera(id: CameraID(id), model: model, width: width, height: height, params: params)
         }
         if let rule = reducible[name] {
             guard params.count == rule.count else {
-                throw ColmapTextError(file: file, line: number,
-                                      message: "camera model \(name) takes \(rule.count) parameters, found \(params.count)")
+                throw fail("camera model \(name) takes \(rule.count) parameters, found \(params.count)")
             }
             guard params.dropFirst(rule.keep).allSatisfy({ $0 == 0 }) else {
-                throw ColmapTextError(file: file, line: number,
-                                      message: "camera model \(name) with non-zero distortion (\(rule.extra)) is not supported; supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, SIMPLE_RADIAL_FISHEYE")
+                throw fail("camera model \(name) with non-zero distortion (\(rule.extra)) is not supported; supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, SIMPLE_RADIAL_FISHEYE")
             }
             return Camera(id: CameraID(id), model: rule.model, width: width, height: height,
                           params: Array(params.prefix(rule.keep)))
         }
         let why = fisheye.contains(name) ? " (fisheye projection)" : ""
-        throw ColmapTextError(file: file, line: number,
-                              message: "camera model \(name) is not supported\(why); supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, SIMPLE_RADIAL_FISHEYE")
+        throw fail("camera model \(name) is not supported\(why); supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, SIMPLE_RADIAL_FISHEYE")
     }
 
     static func parseImage(_ line: Substring, at number: Int) throws -> Image {

@@ -2,9 +2,12 @@ import Foundation
 import PhotogrammetryCore
 
 /// A ``MeshModel`` as glTF 2.0 binary (`.glb`): one mesh of a triangle primitive per material
-/// (each with the vertices it uses) with POSITION, NORMAL, COLOR_0 (linear float RGB), optional
-/// TEXCOORD_0, 32-bit indices, and a metallic-roughness material (with `baseColorTexture` when
-/// the material has a texture, whose image is stored in the binary chunk).
+/// (each with the vertices it uses) with POSITION, NORMAL, COLOR_0 (linear float RGB; not for a
+/// textured model, whose texture a client would multiply with it:
+/// ``MeshModel/writesVertexColors``), optional TEXCOORD_0, 32-bit indices, and a
+/// metallic-roughness material (with `baseColorTexture` when the material has a texture, whose
+/// image is stored in the binary chunk). glTF is metres; a model of unknown scale says so in
+/// `asset.extras` (`{"lengthUnit": "unknown"}`, or `"metres"`).
 enum GLBWriter {
     package static func data(_ model: MeshModel) throws -> Data {
         var bin = ByteBuffer(capacity: model.positions.count * 40 + model.triangles.count * 12 + 64)
@@ -65,10 +68,12 @@ enum GLBWriter {
             _ = add("NORMAL", count: vertices.count, type: "VEC3", componentType: float, target: arrayBuffer) { b in
                 for v in vertices { b.append(model.normals[v]) }
             }
-            _ = add("COLOR_0", count: vertices.count, type: "VEC3", componentType: float, target: arrayBuffer) { b in
-                for v in vertices {
-                    let c = model.colors[v]
-                    b.append(SIMD3(USDAText.sRGBToLinear[Int(c.x)], USDAText.sRGBToLinear[Int(c.y)], USDAText.sRGBToLinear[Int(c.z)]))
+            if model.writesVertexColors {
+                _ = add("COLOR_0", count: vertices.count, type: "VEC3", componentType: float, target: arrayBuffer) { b in
+                    for v in vertices {
+                        let c = model.colors[v]
+                        b.append(SIMD3(USDAText.sRGBToLinear[Int(c.x)], USDAText.sRGBToLinear[Int(c.y)], USDAText.sRGBToLinear[Int(c.z)]))
+                    }
                 }
             }
             if let uvs = model.uvs {
@@ -111,7 +116,8 @@ enum GLBWriter {
             json["textures"] = textures
         }
         bin.pad(to: 4)
-        json["asset"] = ["version": "2.0", "generator": "Photogrammetry"]
+        json["asset"] = ["version": "2.0", "generator": "Photogrammetry",
+                         "extras": [LengthUnit.metadataKey: model.lengthUnit.rawValue]] as [String: Any]
         json["scene"] = 0
         json["scenes"] = [["nodes": [0]]]
         json["nodes"] = [["mesh": 0, "name": "Surface"]]

@@ -6,21 +6,20 @@ import PhotogrammetryCore
 /// sees half a model.
 public enum ModelExporter {
     /// Writes `model` to `url` (`.usdz`, `.glb`, `.obj` with its `.mtl` and textures beside it,
-    /// `.ply` with its textures beside it, `.stl`).
-    /// - Parameter metersPerUnit: what one unit of the model is (USDZ records it; glTF is
-    ///   always metres, the other formats carry no unit).
+    /// `.ply` with its textures beside it, `.stl`), each file recording the model's
+    /// ``MeshModel/lengthUnit`` in its own form (``LengthUnit``).
     /// - Throws: ``ModelExportError`` naming the file for an unknown extension, a malformed
     ///   model, or a failed write.
-    public static func write(_ model: MeshModel, to url: URL, metersPerUnit: Double = 1) throws {
-        try write(model, to: [url], metersPerUnit: metersPerUnit)
+    public static func write(_ model: MeshModel, to url: URL) throws {
+        try write(model, to: [url])
     }
 
     /// Writes `model` to every file of `urls` as one set: all are written under temporary names
     /// first and renamed into place together, so a failure (a full disk at the last file) leaves
     /// the set as it was before, not new files beside old ones.
-    public static func write(_ model: MeshModel, to urls: [URL], metersPerUnit: Double = 1) throws {
+    public static func write(_ model: MeshModel, to urls: [URL]) throws {
         let staged = StagedFiles()
-        for url in urls { try write(model, to: url, metersPerUnit: metersPerUnit, staged: staged) }
+        for url in urls { try write(model, to: url, staged: staged) }
         do {
             try staged.commit()
         } catch PipelineError.io(let message) {
@@ -29,14 +28,14 @@ public enum ModelExporter {
     }
 
     /// Writes the files of `url` into `staged`.
-    package static func write(_ model: MeshModel, to url: URL, metersPerUnit: Double, staged: StagedFiles) throws {
+    package static func write(_ model: MeshModel, to url: URL, staged: StagedFiles) throws {
         guard let format = ModelFormat(url: url) else {
             throw ModelExportError(message: "\(url.path): unknown model format '.\(url.pathExtension)' (want \(ModelFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         try model.validate()
         switch format {
         case .usdz:
-            try stage(USDZPackage.data(model, metersPerUnit: metersPerUnit, url: url), to: url, in: staged)
+            try stage(USDZPackage.data(model, url: url), to: url, in: staged)
         case .glb:
             try stage(GLBWriter.data(model), to: url, in: staged)
         case .obj:

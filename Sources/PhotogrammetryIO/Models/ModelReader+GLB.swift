@@ -4,7 +4,8 @@ import PhotogrammetryCore
 /// glTF 2.0 binary: every triangle primitive's POSITION, COLOR_0 (linear, float or normalised
 /// integers, VEC3 or VEC4), TEXCOORD_0 (glTF's v runs down the image: flipped to our v up) and
 /// indices, concatenated; each primitive's `baseColorTexture` image (one material per distinct
-/// texture: a multi-page atlas), from the binary chunk or a file beside the model.
+/// texture: a multi-page atlas), from the binary chunk or a file beside the model; metres unless
+/// `asset.extras` says the unit is unknown.
 extension ModelReader {
     /// The JSON and binary chunks of a GLB file (``ModelStats`` reads the same), the lengths
     /// the header and the chunks declare checked against the file's size.
@@ -56,6 +57,12 @@ extension ModelReader {
             views = json["bufferViews"] as? [[String: Any]] ?? []
             // Every view of the binary chunk lies within it, whether or not anything reads it.
             for v in views.indices where (views[v]["buffer"] as? Int ?? 0) == 0 { _ = try view(v, of: "buffer view \(v)") }
+        }
+
+        /// The file's unit: glTF is metres, unless `asset.extras` says `"lengthUnit": "unknown"`.
+        package var lengthUnit: LengthUnit {
+            let extras = (json["asset"] as? [String: Any])?["extras"] as? [String: Any]
+            return LengthUnit(metricFormatValue: extras?[LengthUnit.metadataKey] as? String)
         }
 
         /// The bytes of buffer view `v`: its offset and length, inside the binary chunk.
@@ -165,6 +172,14 @@ extension ModelReader {
 
     package static func glb(_ data: Data, name: String, folder: URL) throws -> MeshModel {
         let file = try GLBFile(data, name: name)
+        var surface = try glbSurface(file, folder: folder)
+        surface.lengthUnit = file.lengthUnit
+        return surface
+    }
+
+    /// The surface of every triangle primitive.
+    private static func glbSurface(_ file: GLBFile, folder: URL) throws -> MeshModel {
+        let name = file.name
         let json = file.json
 
         var positions: [SIMD3<Float>] = [], colors: [SIMD3<UInt8>] = [], uvs: [SIMD2<Float>] = []

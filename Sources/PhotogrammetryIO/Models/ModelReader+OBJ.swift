@@ -5,7 +5,8 @@ import PhotogrammetryCore
 /// `f v`, `f v/vt`, `f v//vn`, `f v/vt/vn` (negative indices count back; polygons become fans),
 /// and the `map_Kd` images of the `mtllib` libraries beside the file: with one material (or
 /// none named), the first image; with several `usemtl` materials, each its own (a multi-page
-/// atlas). A vertex used with different texture coordinates is split, one vertex per pair.
+/// atlas). A vertex used with different texture coordinates is split, one vertex per pair. Metres
+/// only when a leading comment says `# lengthUnit: metres`, else unknown.
 extension ModelReader {
     /// What an OBJ file holds, as written, after the checks every OBJ reader applies: each `v`
     /// has three finite coordinates (and finite colours), each `vt` two finite values, and every
@@ -22,6 +23,8 @@ extension ModelReader {
         /// The `usemtl` names in order of first use ("" for faces before any).
         var materialNames: [String] = []
         var triangleMaterials: [Int32] = []
+        /// What the leading comments say (``objLengthUnit(_:)``).
+        var lengthUnit = LengthUnit.unknown
     }
 
     /// Parses and checks an OBJ file's geometry.
@@ -173,11 +176,33 @@ extension ModelReader {
         if colorLines != g.positions.count { g.rawColors = [] }
         try ModelCheck.requireFinite(g.rawColors, name: name, what: "colour") { "vertex \($0 + 1)" }
         try ModelCheck.requireFinite(g.texcoords, name: name, what: "texture coordinate") { "vt \($0 + 1)" }
+        g.lengthUnit = objLengthUnit(data)
         return g
+    }
+
+    /// The unit the comments before an OBJ file's first statement record
+    /// (`# lengthUnit: metres`, as ``OBJWriter`` writes it): metres only when they say so.
+    static func objLengthUnit(_ data: Data) -> LengthUnit {
+        for line in String(decoding: data.prefix(4096), as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let text = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
+            guard text.hasPrefix("#") else {
+                if text.allSatisfy(\.isWhitespace) { continue }
+                break
+            }
+            if let value = LengthUnit.labelValue(in: text) { return LengthUnit(unitlessFormatComment: value) }
+        }
+        return .unknown
     }
 
     package static func obj(_ data: Data, name: String, folder: URL) throws -> MeshModel {
         let g = try objGeometry(data, name: name)
+        var surface = try objSurface(g, name: name, folder: folder)
+        surface.lengthUnit = g.lengthUnit
+        return surface
+    }
+
+    /// The surface of the parsed faces, with the textures the libraries name.
+    private static func objSurface(_ g: OBJGeometry, name: String, folder: URL) throws -> MeshModel {
         let (positions, rawColors, texcoords, corners) = (g.positions, g.rawColors, g.texcoords, g.corners)
         let (libraries, materialNames, triangleMaterials) = (g.libraries, g.materialNames, g.triangleMaterials)
 

@@ -2,14 +2,24 @@ import Foundation
 import PhotogrammetryCore
 
 /// STL, binary or ascii: three corners per triangle (vertices are not shared), grey, since STL
-/// has no colours.
+/// has no colours; metres only when the header text (a binary file's 80 bytes, an ascii file's
+/// `solid` line) says `lengthUnit: metres`, else unknown.
 extension ModelReader {
     package static func stl(_ data: Data, name: String) throws -> MeshModel {
         let corners = try stlCorners(data, name: name)
         var triangles: [SIMD3<Int32>] = []
         triangles.reserveCapacity(corners.count / 3)
         for t in 0..<Int32(corners.count / 3) { triangles.append(SIMD3<Int32>(3 * t, 3 * t + 1, 3 * t + 2)) }
-        return try model(positions: corners, colors: nil, uvs: nil, triangles: triangles, texture: nil, name: name)
+        var surface = try model(positions: corners, colors: nil, uvs: nil, triangles: triangles, texture: nil, name: name)
+        surface.lengthUnit = stlLengthUnit(data)
+        return surface
+    }
+
+    /// The unit an STL header records (`lengthUnit: metres`, as ``STLWriter`` writes it in the
+    /// binary header; an ascii file's first line is read the same way).
+    static func stlLengthUnit(_ data: Data) -> LengthUnit {
+        let header = String(decoding: data.prefix(80).prefix { $0 != 0x0A && $0 != 0 }, as: UTF8.self)
+        return LengthUnit(unitlessFormatComment: LengthUnit.labelValue(in: header[...]))
     }
 
     /// The triangles' corners, three per triangle, of a binary (80-byte header, count, 50 bytes

@@ -4,11 +4,12 @@ import PhotogrammetryCore
 /// The fallback reader where usd-core cannot run (``USDCore``): USD text layers, alone (`.usda`)
 /// or as a USDZ package's root layer, points as stored but for `metersPerUnit` (no prim
 /// transforms or up axis): every Mesh's `points`, `faceVertexCounts` and `faceVertexIndices`
-/// (polygons as fans), `primvars:displayColor`
-/// (linear, per vertex or constant), `primvars:st` (per vertex or face-varying; v up, as ours) and
+/// (polygons as fans), `primvars:displayColor` (linear, per vertex or constant), `primvars:st` (per vertex or face-varying; v up, as ours) and
 /// the texture a UsdUVTexture's `inputs:file` names inside the package (else its first image);
 /// a single Mesh whose `materialBind` GeomSubsets bind textured materials gets one material per
-/// subset (a multi-page atlas).
+/// subset (a multi-page atlas). The unit: ``LengthUnit/unknown`` when `customLayerData` says
+/// `lengthUnit = "unknown"`, else metres, the points multiplied by the layer's `metersPerUnit`
+/// (``ModelStats/usdUnit(_:name:)``).
 extension ModelReader {
     package static func usdz(_ data: Data, name: String) throws -> MeshModel {
         let entries = try StoredZip.entries(of: data, name: name)
@@ -77,6 +78,16 @@ extension ModelReader {
     package static func usda(_ data: Data, name: String, package: [(String, Data)], file: String? = nil) throws -> MeshModel {
         let bytes = try usdaBytes(data, name: name)
         let meshes = try usdMeshes(bytes, name: name)
+        let unit = try ModelStats.usdUnit(bytes, name: name)
+        /// The model in the layer's unit: metres with `metersPerUnit` applied, or as stored.
+        func inUnit(_ model: MeshModel) -> MeshModel {
+            var model = model
+            model.lengthUnit = unit.lengthUnit
+            if let metres = unit.metersPerUnit, metres != 1 {
+                model.positions = model.positions.map { $0 * Float(metres) }
+            }
+            return model
+        }
         let colorLists = usdLists("primvars:displayColor", ["color3f[]"], in: bytes)
         let stLists = usdLists("primvars:st", ["texCoord2f[]", "float2[]"], in: bytes)
         for (m, colors) in colorLists.enumerated() {
@@ -139,8 +150,8 @@ extension ModelReader {
             for (face, material) in materialOfFace.enumerated() {
                 for t in firstTriangleOfFace[face]..<firstTriangleOfFace[face + 1] { materialOfTriangle[t] = material }
             }
-            return try inMetres(model(positions: positions, colors: colors, uvs: uvs, triangles: triangles, textures: textures,
-                             materialOfTriangle: materialOfTriangle, name: file ?? name), layer: bytes, name: name)
+            return inUnit(try model(positions: positions, colors: colors, uvs: uvs, triangles: triangles, textures: textures,
+                                    materialOfTriangle: materialOfTriangle, name: file ?? name))
         }
         var texture: MeshMaterial.Texture?
         if textured {
@@ -149,22 +160,8 @@ extension ModelReader {
                 texture = ModelReader.texture(image.1, fileName: (image.0 as NSString).lastPathComponent)
             }
         }
-        return try inMetres(model(positions: positions, colors: colors, uvs: texture == nil ? nil : uvs, triangles: triangles,
-                                  texture: texture, name: file ?? name), layer: bytes, name: name)
-    }
-
-    /// `model` scaled by the layer's `metersPerUnit` (USD's default, centimetres, when it has
-    /// none), its unit unknown when the layer's `customLayerData` says so.
-    private static func inMetres(_ model: MeshModel, layer bytes: [UInt8], name: String) throws -> MeshModel {
-        let metres = ModelStats.metadataNumber("metersPerUnit", in: bytes) ?? 0.01
-        guard metres.isFinite, metres > 0 else {
-            throw ModelStatsError(message: "\(name): metersPerUnit \(metres) is not a positive finite number")
-        }
-        var scaled = model
-        if metres != 1 { scaled.positions = model.positions.map { $0 * Float(metres) } }
-        let unknown = ModelStats.find(Array("\(LengthUnit.metadataKey) = \"\(LengthUnit.unknown.rawValue)\"".utf8), in: bytes, from: 0) != nil
-        scaled.lengthUnit = unknown ? .unknown : .metres
-        return scaled
+        return inUnit(try model(positions: positions, colors: colors, uvs: texture == nil ? nil : uvs, triangles: triangles,
+                                texture: texture, name: file ?? name))
     }
 
     /// The textures of a mesh's `materialBind` GeomSubsets (one per subset, bound by its

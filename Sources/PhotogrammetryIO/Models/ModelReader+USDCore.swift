@@ -2,8 +2,9 @@ import Foundation
 import PhotogrammetryCore
 
 /// Any USD file read by usd-core (``USDStage``) as one ``MeshModel`` in metres, Y up: every mesh
-/// through its local-to-world transform, then the stage's up axis rotated to Y (``USDStage/upRotation``)
-/// and `metersPerUnit` applied; polygons as fans; normals, texture coordinates and
+/// through its local-to-world transform, then the stage's up axis rotated to Y
+/// (``USDStage/upRotation``) and `metersPerUnit` applied (unless the layer says its unit is
+/// unknown: ``LengthUnit``); polygons as fans; normals, texture coordinates and
 /// `displayColor` of any interpolation laid out per vertex (a point is split into as many
 /// vertices as the distinct values its corners carry); a face's texture that of its material
 /// (its GeomSubset's, else its mesh's), one material a texture; a mesh without `displayColor`
@@ -12,7 +13,10 @@ import PhotogrammetryCore
 extension ModelReader {
     static func model(_ stage: USDStage) throws -> MeshModel {
         let name = stage.name
-        let metres = try stage.metersPerUnit()
+        // Metres as the layer says, points as stored (but for transforms and the up axis) when
+        // its unit is unknown, as the text reader does.
+        let metersPerUnit = try stage.metersPerUnit()
+        let metres = stage.lengthUnit == .metres ? metersPerUnit : 1
         var positions: [SIMD3<Float>] = [], normals: [SIMD3<Float>] = [], colors: [SIMD3<UInt8>] = []
         var uvs: [SIMD2<Float>] = [], triangles: [SIMD3<Int32>] = []
         var textureOfTriangle: [String?] = []

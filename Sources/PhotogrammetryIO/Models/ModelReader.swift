@@ -6,11 +6,13 @@ import PhotogrammetryBridge
 /// texture coordinates and the texture image, from our exports and other tools' files in the
 /// same formats (`photogrammetry render`). ``ModelStats`` reads the same files for their counts.
 ///
-/// What a format lacks is filled in: grey (180) vertex colours, zero normals. USD files are read
-/// by OpenUSD (usd-core, ``USDCore``) as one mesh in metres, Y up, prim transforms applied
-/// (``model(_:)``); without usd-core by the text reader, which reads text layers' points as
-/// stored. Transforms of glTF nodes are not applied (positions as stored, as ``ModelStats``
-/// reports them).
+/// What a format lacks is filled in: grey (180) vertex colours (a textured file of ours has
+/// none: its texture is the colour), zero normals. USD files are read by OpenUSD (usd-core,
+/// ``USDCore``) as one mesh in metres, Y up, prim transforms applied (``model(_:)``); without
+/// usd-core by the text reader, which reads text layers' points as stored but for a metric
+/// layer's `metersPerUnit`. Transforms of glTF nodes are not applied (positions as stored, as
+/// ``ModelStats`` reports them). ``MeshModel/lengthUnit`` is what the file records
+/// (``LengthUnit``; the form per format in `LengthUnit+Files.swift`).
 public enum ModelReader {
     /// The grey of a surface without colours.
     public static let grey = SIMD3<UInt8>(180, 180, 180)

@@ -5,7 +5,7 @@ import PhotogrammetryCore
 /// from the binary chunk through the reader's checks (counts against buffer views, indices
 /// against the vertices, finite positions), the box taken from the positions themselves (an
 /// accessor's declared min/max is a claim, not a measurement), images from the binary chunk or
-/// beside the file.
+/// beside the file. glTF is metres, unless `asset.extras` says the unit is unknown.
 extension ModelStats {
     package static func glb(_ data: Data, name: String, folder: URL) throws -> ModelStats {
         let file = try ModelReader.GLBFile(data, name: name)
@@ -38,6 +38,6 @@ extension ModelStats {
             return bytes.flatMap(imageSize) ?? TextureSize(width: 0, height: 0)
         }
         return ModelStats(file: name, format: .glb, vertices: vertices, triangles: triangles, bounds: bounds,
-                          metersPerUnit: 1, textures: textures, fileBytes: 0)
+                          metersPerUnit: file.lengthUnit == .metres ? 1 : nil, textures: textures, fileBytes: 0)
     }
 }

@@ -3,7 +3,7 @@ import PhotogrammetryCore
 
 /// Wavefront OBJ, parsed and checked as the reader does (``ModelReader/objGeometry(_:name:)``):
 /// `v` lines are vertices, each `f` of n corners is n - 2 triangles, and the material
-/// libraries' `map_Kd` images are the texture pages.
+/// libraries' `map_Kd` images are the texture pages; metres only when a leading comment says so.
 extension ModelStats {
     package static func obj(_ data: Data, name: String, folder: URL) throws -> ModelStats {
         let geometry = try ModelReader.objGeometry(data, name: name)
@@ -18,6 +18,7 @@ extension ModelStats {
             }
         }
         return ModelStats(file: name, format: .obj, vertices: geometry.positions.count, triangles: geometry.corners.count / 3,
-                          bounds: BoundingBox(around: geometry.positions), metersPerUnit: nil, textures: textures, fileBytes: 0)
+                          bounds: BoundingBox(around: geometry.positions), metersPerUnit: geometry.lengthUnit == .metres ? 1 : nil,
+                          textures: textures, fileBytes: 0)
     }
 }

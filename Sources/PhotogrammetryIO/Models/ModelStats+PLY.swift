@@ -3,7 +3,7 @@ import PhotogrammetryCore
 
 /// PLY (ascii or binary), read and checked as the reader does (``ModelReader/plyMesh(_:)``):
 /// vertices, faces (polygons as fans), and a `comment TextureFile NAME` in the header
-/// (MeshLab's convention) as a texture page.
+/// (MeshLab's convention) as a texture page; metres only when `comment lengthUnit metres` says so.
 extension ModelStats {
     package static func ply(_ url: URL, data: Data) throws -> ModelStats {
         let mesh = try ModelReader.plyMesh(url)
@@ -23,6 +23,7 @@ extension ModelStats {
             return BoundingBox(min: low, max: high)
         }
         return ModelStats(file: url.path, format: .ply, vertices: mesh.pointCount, triangles: mesh.triangleCount,
-                          bounds: bounds, metersPerUnit: nil, textures: textures, fileBytes: 0)
+                          bounds: bounds, metersPerUnit: try ModelReader.plyLengthUnit(url) == .metres ? 1 : nil,
+                          textures: textures, fileBytes: 0)
     }
 }

@@ -28,13 +28,32 @@ extension ModelStats {
             }
             for count in mesh.counts where count >= 3 { triangles += count - 2 }
         }
+        return ModelStats(file: file ?? name, format: .usdz, vertices: vertices, triangles: triangles,
+                          bounds: vertices > 0 ? BoundingBox(min: low, max: high) : nil,
+                          metersPerUnit: try usdUnit(bytes, name: name).metersPerUnit, textures: textures, fileBytes: 0)
+    }
+
+    /// A text layer's unit: ``LengthUnit/unknown`` (and no metres per unit) when its
+    /// `customLayerData` says `lengthUnit = "unknown"`, else metres at its `metersPerUnit` (USD's
+    /// default 0.01 when it has none).
+    /// - Throws: when `metersPerUnit` is not a positive finite number.
+    package static func usdUnit(_ bytes: [UInt8], name: String) throws -> (lengthUnit: LengthUnit, metersPerUnit: Double?) {
         let metersPerUnit = metadataNumber("metersPerUnit", in: bytes) ?? 0.01  // USD's default: centimetres
         guard metersPerUnit.isFinite, metersPerUnit > 0 else {
             throw ModelStatsError(message: "\(name): metersPerUnit \(metersPerUnit) is not a positive finite number")
         }
-        return ModelStats(file: file ?? name, format: .usdz, vertices: vertices, triangles: triangles,
-                          bounds: vertices > 0 ? BoundingBox(min: low, max: high) : nil,
-                          metersPerUnit: metersPerUnit, textures: textures, fileBytes: 0)
+        let unit = LengthUnit(metricFormatValue: layerDataString(LengthUnit.metadataKey, in: bytes))
+        return (unit, unit == .metres ? metersPerUnit : nil)
+    }
+
+    /// A string of the layer's metadata block (before its first prim), e.g. `customLayerData`'s
+    /// `string lengthUnit = "unknown"`.
+    private static func layerDataString(_ key: String, in bytes: [UInt8]) -> String? {
+        let metadata = Array(bytes[..<(find(Array("\ndef ".utf8), in: bytes, from: 0) ?? bytes.count)])
+        let needle = Array("\(key) = \"".utf8)
+        guard let start = find(needle, in: metadata, from: 0) else { return nil }
+        let tail = metadata[(start + needle.count)...].prefix { $0 != UInt8(ascii: "\"") && $0 != 0x0A }
+        return String(decoding: tail, as: UTF8.self)
     }
 
     /// The byte ranges inside `[...]` of every attribute `type name = [`.

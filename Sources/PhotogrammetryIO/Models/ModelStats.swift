@@ -14,8 +14,9 @@ public struct ModelStats: Sendable, Equatable {
     /// with the stage made Y up (read by usd-core; the text reader without it takes points as
     /// stored), glTF's as stored (node transforms are not applied).
     public var bounds: BoundingBox?
-    /// Metres per unit when the format says (USD's `metersPerUnit`, nil when its layer says
-    /// `lengthUnit` "unknown"; glTF is metres), else nil.
+    /// Metres per unit when the file says its unit (USD's `metersPerUnit`; glTF is metres; an
+    /// OBJ, PLY or STL file of ours whose comment says `lengthUnit: metres`), nil when it says
+    /// the unit is unknown (``LengthUnit``) or says nothing.
     public var metersPerUnit: Double?
     /// The texture images' sizes in pixels (0 x 0 when an image's size cannot be read).
     public var textures: [TextureSize]
@@ -30,6 +31,10 @@ public struct ModelStats: Sendable, Equatable {
 
     /// The bounding box's edge lengths in metres when the unit is known, else in file units.
     public var size: SIMD3<Double> { (bounds?.size ?? .zero) * (metersPerUnit ?? 1) }
+
+    /// The unit of ``size`` as `stats` prints it: "m", or "unknown" (the file's own units, of
+    /// no known length).
+    public var sizeUnit: String { metersPerUnit == nil ? LengthUnit.unknown.rawValue : "m" }
 
     /// Reads `url`, the format from its extension (`.usdz`, `.usd`, `.usda`, `.usdc`, `.glb`,
     /// `.obj`, `.ply`, `.stl`).

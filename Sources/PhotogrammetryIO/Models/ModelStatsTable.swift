@@ -25,7 +25,7 @@ public enum ModelStatsTable {
             vertices = stats.vertices
             triangles = stats.triangles
             size = [stats.size.x, stats.size.y, stats.size.z]
-            sizeUnit = stats.metersPerUnit == nil ? "units" : "m"
+            sizeUnit = stats.sizeUnit
             texturePages = stats.textures.count
             textureSizes = stats.textures.map { [$0.width, $0.height] }
             fileBytes = stats.fileBytes
@@ -43,7 +43,7 @@ public enum ModelStatsTable {
     public static func text(_ all: [ModelStats]) -> String {
         var rows = [["file", "format", "vertices", "triangles", "size (x × y × z)", "textures", "bytes"]]
         for stats in all {
-            let unit = stats.metersPerUnit == nil ? " units" : " m"
+            let unit = " " + stats.sizeUnit
             let s = stats.size
             let size = [s.x, s.y, s.z].map { String(format: "%.4g", $0) }.joined(separator: " × ") + unit
             let textures = stats.textures.isEmpty ? "0"

@@ -44,6 +44,7 @@ extension NerfstudioTransforms {
         guard let frameObjects = object["frames"] as? [Any] else { throw fail("no \"frames\" array") }
         var file = NerfstudioTransforms(frames: [])
         file.cameraModel = object["camera_model"] as? String ?? "OPENCV"
+        file.plyFilePath = object["ply_file_path"] as? String
         let top = try Intrinsics(object, where: "", fail)
         file.setIntrinsics(top)
         for (index, element) in frameObjects.enumerated() {

@@ -10,6 +10,8 @@ import PhotogrammetryCore
 /// `transform_matrix` is 4x4, row-major, camera-to-world with the camera's x right, y up, z back:
 /// the OpenCV camera-to-world rotation with its y and z columns negated. The world frame is the
 /// model's own (`applied_transform` is the identity: no axes swapped, unlike `ns-process-data`).
+/// Paths (`file_path`, `ply_file_path`) are relative to the folder holding the file, where
+/// nerfstudio resolves them.
 public struct NerfstudioTransforms: Codable, Equatable {
     /// A camera's intrinsics in nerfstudio's names.
     public struct Intrinsics: Codable, Equatable, Sendable {
@@ -32,7 +34,7 @@ public struct NerfstudioTransforms: Codable, Equatable {
 
     /// One registered view.
     public struct Frame: Codable, Equatable {
-        /// The image's path as the capture holds it (`images/NAME`).
+        /// The image's path from the folder holding the file (`images/NAME`).
         public var filePath: String
         /// Camera-to-world, OpenGL axes, rows.
         public var transformMatrix: [[Double]]
@@ -50,15 +52,19 @@ public struct NerfstudioTransforms: Codable, Equatable {
     public var w: Int?, h: Int?
     public var k1: Double?, k2: Double?, k3: Double?, k4: Double?, p1: Double?, p2: Double?
     public var appliedTransform: [[Double]]
+    /// The sparse points' PLY from the folder holding the file (nerfstudio seeds splatting from it).
+    public var plyFilePath: String?
     public var frames: [Frame]
 
-    /// The registered views of `model`, by name; `filePath` gives an image name's path in the capture.
-    public init(_ model: Reconstruction, filePath: (String) -> String) {
+    /// The registered views of `model`, by name; `filePath` gives an image name's path from the
+    /// folder holding the file, `plyFilePath` the sparse points' PLY.
+    public init(_ model: Reconstruction, filePath: (String) -> String, plyFilePath: String? = nil) {
         let images = model.images.values.filter(\.isRegistered).sorted { $0.name < $1.name }
         let shared = Set(images.map(\.cameraID)).count <= 1
         let first = images.first.flatMap { model.cameras[$0.cameraID] }.map(Intrinsics.init) ?? Intrinsics()
         cameraModel = first.cameraModel ?? "OPENCV"
         appliedTransform = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]
+        self.plyFilePath = plyFilePath
         frames = images.map { image in
             var frame = Frame(filePath: filePath(image.name), transformMatrix: Self.openGLCamToWorld(image.camFromWorld!),
                               colmapImId: image.id.rawValue)

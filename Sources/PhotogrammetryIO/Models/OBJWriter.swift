@@ -1,19 +1,25 @@
 import Foundation
 import PhotogrammetryCore
 
-/// A ``MeshModel`` as Wavefront OBJ and its material library: vertex colours as
-/// `v x y z r g b` (0–1, sRGB, the MeshLab convention), normals as `vn`, texture coordinates as
-/// `vt` when present, each material as `newmtl` with `Kd` and, with a texture, `map_Kd`, and its
-/// triangles after its `usemtl`.
+/// A ``MeshModel`` as Wavefront OBJ and its material library: the unit as a comment
+/// (`# lengthUnit: unknown` or `metres`), vertex colours as `v x y z r g b` (0–1, sRGB, the
+/// MeshLab convention; a textured model's `v` lines have none, ``MeshModel/writesVertexColors``),
+/// normals as `vn`, texture coordinates as `vt` when present, each material as `newmtl` with
+/// `Kd` and, with a texture, `map_Kd`, and its triangles after its `usemtl`.
 enum OBJWriter {
     /// The OBJ text; `materialLibrary` is the `.mtl` file's name beside it.
     package static func obj(_ model: MeshModel, materialLibrary: String) -> String {
         var text = String()
         text.reserveCapacity(80 * model.positions.count + 40 * model.triangles.count)
         text += "# Photogrammetry mesh: \(model.positions.count) vertices, \(model.triangles.count) triangles\n"
+        text += "# \(model.lengthUnit.labelText)\n"
         text += "mtllib \(materialLibrary)\no Surface\n"
-        for (p, c) in zip(model.positions, model.colors) {
-            text += "v \(p.x) \(p.y) \(p.z) \(colorComponent(c.x)) \(colorComponent(c.y)) \(colorComponent(c.z))\n"
+        if model.writesVertexColors {
+            for (p, c) in zip(model.positions, model.colors) {
+                text += "v \(p.x) \(p.y) \(p.z) \(colorComponent(c.x)) \(colorComponent(c.y)) \(colorComponent(c.z))\n"
+            }
+        } else {
+            for p in model.positions { text += "v \(p.x) \(p.y) \(p.z)\n" }
         }
         for n in model.normals { text += "vn \(n.x) \(n.y) \(n.z)\n" }
         if let uvs = model.uvs {

@@ -37,14 +37,14 @@ public enum RegularFile {
         return try? Data(contentsOf: url, options: .mappedIfSafe)
     }
 
-    /// Refuses any of a COLMAP text model's files (`cameras.txt`, `images.txt`, `points3D.txt`)
-    /// in `folder` that exists but is not a regular file, before the model is read.
-    public static func checkColmapText(in folder: URL) throws {
-        for name in ["cameras.txt", "images.txt", "points3D.txt"] {
+    /// Refuses any of a COLMAP model's files (`cameras.txt`, `images.txt`, `points3D.txt` and
+    /// their `.bin` twins) in `folder` that exists but is not a regular file, before the model is read.
+    public static func checkColmapModel(in folder: URL) throws {
+        for name in ["cameras", "images", "points3D"].flatMap({ ["\($0).txt", "\($0).bin"] }) {
             let file = folder.appendingPathComponent(name)
             var status = stat()
             guard stat(file.path, &status) == 0 else { continue }  // a missing file is the reader's to name
-            try check(file, kind: "a COLMAP text file")
+            try check(file, kind: "a COLMAP model file")
         }
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import PhotogrammetryCore
 
-/// A ``MeshModel`` as binary STL: an 80-byte header, the triangle count, and per triangle its
-/// unit normal and three corners (no colours: STL is for printing and CAD).
+/// A ``MeshModel`` as binary STL: an 80-byte header (its text names the unit,
+/// `lengthUnit: unknown` or `metres`), the triangle count, and per triangle its unit normal and
+/// three corners (no colours: STL is for printing and CAD).
 enum STLWriter {
     package static func data(_ model: MeshModel) -> Data {
         var out = ByteBuffer(capacity: 84 + 50 * model.triangles.count)
-        var header = Array("Photogrammetry mesh (binary STL)".utf8)
+        var header = Array("Photogrammetry mesh (binary STL) \(model.lengthUnit.labelText)".utf8)
         header += [UInt8](repeating: 0x20, count: 80 - header.count)
         out.append(contentsOf: header)
         out.append(UInt32(model.triangles.count))

@@ -2,19 +2,24 @@ import Foundation
 import PhotogrammetryCore
 
 /// A ``MeshModel`` as a USDA (text) layer: stage metadata for AR Quick Look (`defaultPrim`,
-/// `metersPerUnit`, `upAxis` Y), one Mesh prim with points, faces, normals and a vertex
-/// `displayColor` primvar, bound to a UsdPreviewSurface material; with several materials (a
-/// multi-page atlas) each binds its faces through a GeomSubset of the `materialBind` family.
+/// `metersPerUnit`, `upAxis` Y) and the model's unit (`customLayerData` `lengthUnit`), one Mesh
+/// prim with points, faces, normals and a vertex `displayColor` primvar, bound to a
+/// UsdPreviewSurface material; with several materials (a multi-page atlas) each binds its faces
+/// through a GeomSubset of the `materialBind` family.
 ///
 /// Without a texture the material's diffuse colour reads the `displayColor` primvar (a
 /// UsdPrimvarReader_float3), so viewers that honour it show the vertex colours; with one, a
-/// UsdUVTexture reads `primvars:st` instead.
+/// UsdUVTexture reads `primvars:st` instead, and a model whose every material has one carries no
+/// `displayColor` (``MeshModel/writesVertexColors``).
+///
+/// USD has no "unknown" unit: `metersPerUnit` is 1 either way (AR Quick Look reads it), and a
+/// model of ``LengthUnit/unknown`` scale says so in `customLayerData` and the layer's `doc`.
 enum USDAText {
     /// The layer's name inside a USDZ package.
     static let layerName = "model.usda"
 
-    /// The layer's text. `metersPerUnit` says what one unit of `model` is.
-    package static func layer(_ model: MeshModel, metersPerUnit: Double = 1) -> String {
+    /// The layer's text.
+    package static func layer(_ model: MeshModel) -> String {
         var text = String()
         text.reserveCapacity(64 * model.positions.count + 24 * model.triangles.count + 4096)
         let materialPaths = model.materials.map { "/Model/Materials/\(identifier($0.name))" }
@@ -22,10 +27,13 @@ enum USDAText {
         text += """
         #usda 1.0
         (
+            customLayerData = {
+                string \(LengthUnit.metadataKey) = "\(model.lengthUnit.rawValue)"
+            }
             defaultPrim = "Model"
-            metersPerUnit = \(metersPerUnit)
+            metersPerUnit = 1
             upAxis = "Y"
-            doc = "Photogrammetry mesh: \(model.triangles.count) triangles"
+            doc = "\(documentation(model))"
         )
 
         def Xform "Model" (
@@ -52,9 +60,12 @@ enum USDAText {
         text += "        uniform token orientation = \"rightHanded\"\n"
         text += "        point3f[] points = ["
         appendList(&text, count: model.positions.count) { i, t in t += tuple(model.positions[i]) }
-        text += "]\n        color3f[] primvars:displayColor = ["
-        appendList(&text, count: model.colors.count) { i, t in t += tuple(linear(model.colors[i])) }
-        text += "] (\n            interpolation = \"vertex\"\n        )\n"
+        text += "]\n"
+        if model.writesVertexColors {
+            text += "        color3f[] primvars:displayColor = ["
+            appendList(&text, count: model.colors.count) { i, t in t += tuple(linear(model.colors[i])) }
+            text += "] (\n            interpolation = \"vertex\"\n        )\n"
+        }
         if let uvs = model.uvs {
             text += "        texCoord2f[] primvars:st = ["
             appendList(&text, count: uvs.count) { i, t in t += "(\(uvs[i].x), \(uvs[i].y))" }
@@ -84,6 +95,16 @@ enum USDAText {
         }
         text += "    }\n}\n"
         return text
+    }
+
+    /// The layer's `doc`: what it holds, and in what unit.
+    private static func documentation(_ model: MeshModel) -> String {
+        let what = "Photogrammetry mesh: \(model.triangles.count) triangles"
+        switch model.lengthUnit {
+        case .metres: return what + ", in metres"
+        case .unknown:
+            return what + "; length unit unknown: the scale is arbitrary (no metric source), metersPerUnit 1 is only the number USD requires"
+        }
     }
 
     private static func materialDefinition(_ material: MeshMaterial, path: String, name: String) -> String {

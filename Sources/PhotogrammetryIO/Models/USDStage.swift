@@ -203,7 +203,7 @@ struct USDStage {
     }
 
     /// What one unit is: unknown when the root layer's `customLayerData` says so, else metres.
-    var lengthUnit: LengthUnit { header.lengthUnit == LengthUnit.unknown.rawValue ? .unknown : .metres }
+    var lengthUnit: LengthUnit { LengthUnit(metricFormatValue: header.lengthUnit) }
 
     func mesh(_ k: Int) throws -> CheckedMesh {
         let mesh = header.meshes[k]

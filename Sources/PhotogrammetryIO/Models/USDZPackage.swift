@@ -7,8 +7,8 @@ import PhotogrammetryCore
 /// 64-byte aligned): under half the size of the text layer. Where usd-core cannot run or
 /// fails, the text layer in a ``StoredZip``, said in one line (``ModelNotices``).
 enum USDZPackage {
-    static func data(_ model: MeshModel, metersPerUnit: Double, url: URL) -> Data {
-        let layer = Data(USDAText.layer(model, metersPerUnit: metersPerUnit).utf8)
+    static func data(_ model: MeshModel, url: URL) -> Data {
+        let layer = Data(USDAText.layer(model).utf8)
         let textures = model.textures
         let reason: String
         if let name = textures.map(\.fileName).first(where: { !isPlainFileName($0) }) {

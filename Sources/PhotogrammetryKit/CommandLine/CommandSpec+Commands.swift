@@ -28,8 +28,8 @@ extension CommandSpec {
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
         discussion: [
-            "Writes OUTPUT/sparse/ (a COLMAP text model), report.json, report.html, dense.ply, "
-                + "transforms.json and the models (" + folderModelNames + "); working files and checkpoints go to "
+            "Writes OUTPUT/sparse/ (a COLMAP model, text and binary), report.json, report.html, dense.ply, "
+                + "transforms.json with images/ and sparse_pc.ply (nerfstudio loads OUTPUT as it is), cameras.ply and the models (" + folderModelNames + "); working files and checkpoints go to "
                 + "OUTPUT/work/, and the same command run again resumes from them.",
         ])
 
@@ -87,8 +87,8 @@ extension CommandSpec {
     public static let compare = CommandSpec(
         "compare",
         abstract: "Pose accuracy of a model against a reference model (AUC, errors), as JSON.",
-        arguments: [Argument("MODEL", "A COLMAP text model folder (or a reconstruction's OUTPUT folder)."),
-                    Argument("REFERENCE", "The reference, a COLMAP text model folder; images are matched by name.")],
+        arguments: [Argument("MODEL", "A COLMAP model folder, text or binary (or a reconstruction's OUTPUT folder)."),
+                    Argument("REFERENCE", "The reference, a COLMAP model folder (text or binary); images are matched by name.")],
         options: [])
 
     public static let compareCloud = CommandSpec(
@@ -97,9 +97,9 @@ extension CommandSpec {
         arguments: [Argument("CLOUD_OR_MESH", "The reconstructed point cloud or mesh (PLY)."),
                     Argument("REFERENCE_MESH", "The reference mesh (PLY).")],
         options: [
-            Option("sparse", value: "MODEL", "Our COLMAP text model: the similarity that aligns its camera centres onto "
+            Option("sparse", value: "MODEL", "Our COLMAP model (text or binary): the similarity that aligns its camera centres onto "
                    + "GT_MODEL's (images matched by name) maps the reconstruction into the reference frame.", required: true),
-            Option("reference-sparse", value: "GT_MODEL", "The reference's COLMAP text model.", required: true),
+            Option("reference-sparse", value: "GT_MODEL", "The reference's COLMAP model (text or binary).", required: true),
             Option("tau", value: "T", "Distance threshold in reference units (0.01 for 1 cm in metres).", required: true),
             Option("region", value: "MESH", "Evaluate only this part of the reference: accuracy counts our points inside "
                    + "its bounding box, completeness samples its surface.", default: "the whole reference"),
@@ -121,7 +121,9 @@ extension CommandSpec {
                    + "texture_pages, texture_sizes [[w, h]], file_bytes) instead of a table."),
         ],
         discussion: [
-            "The bounding box's size is in metres where the format says (USD's metersPerUnit, glTF), else in the file's units.",
+            "The bounding box's size is in metres (size_unit m) where the file says so (USD's metersPerUnit, glTF, our "
+                + "OBJ, PLY and STL comments), else in the file's own units (size_unit unknown): a file that records "
+                + "lengthUnit unknown (a run without a metric source) or names no unit.",
             usdReading,
         ])
 
@@ -141,7 +143,7 @@ extension CommandSpec {
                      isOptional: true, defaultValue: "\(renderSide); with --cameras each image's size"),
         ],
         options: [
-            Option("cameras", value: "MODEL", "A COLMAP text model folder, or a reconstruction's OUTPUT folder: one PNG per "
+            Option("cameras", value: "MODEL", "A COLMAP model folder (text or binary), or a reconstruction's OUTPUT folder: one PNG per "
                    + "registered image, named after it (IMG_0001.jpg -> OUT_DIR/IMG_0001.png), from its pose with its "
                    + "camera's focal length and principal point at its image size (scaled so that the longer side is SIZE "
                    + "when given). Distortion is ignored: the render shows what the undistorted photo shows. Fisheye cameras "

@@ -92,6 +92,12 @@ public enum ReportHTML {
         }
         facts.append(("Images", "\(report.imagesTotal) total, \(report.rejectedImages.count) rejected, "
             + "\(report.unregisteredImages.count) unregistered", false))
+        // Every size on the page and in the model files is in these units.
+        var units = escape(ReportFormat.units(report))
+        if report.lengthUnit == .unknown, let note = report.metricScaleNote {
+            units += " <span class=\"aside\">(\(escape(note)))</span>"
+        }
+        facts.append(("Units", units, false))
         if let points = report.densePoints {
             facts.append(("Dense cloud", "\(ReportFormat.count(points)) points, \(escape(report.detail)) detail", false))
         }

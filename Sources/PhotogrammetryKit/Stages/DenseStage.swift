@@ -3,8 +3,9 @@ import PhotogrammetryCore
 import PhotogrammetryBridge
 import PhotogrammetryDense
 
-/// Stage 15: depth maps of the registered images at the detail level, fused into `dense.ply`,
-/// under the masks the features used (none for rooms unless given).
+/// Stage 15: depth maps of the registered images at the detail level, fused into `dense.ply`
+/// (its header naming the run's unit, `comment lengthUnit unknown` or `metres`), under the masks
+/// the features used (none for rooms unless given).
 ///
 /// Checkpointed twice over: the stage's output (the point count) under its key, and inside,
 /// every view and depth map under its own inputs (`work/dense/manifest.json`), so a run killed
@@ -65,7 +66,7 @@ public struct DenseStage: CheckpointedStage {
         let layout = context.layout
         let stage = DenseReconstruction(model: model, inputs: inputs, options: options.effective(threads: context.threads),
                                         directory: layout.denseWork, cloudURL: layout.denseCloud, threads: context.threads,
-                                        progress: context.progress)
+                                        progress: context.progress, lengthUnit: scene.report.lengthUnit)
         do {
             let result = try stage.run()
             if result.reusedDepthMaps > 0 {

@@ -6,7 +6,8 @@ import PhotogrammetryDense
 
 /// Stage 17: the surface textured from the dense stage's undistorted views (``TextureAtlas``:
 /// view selection with occlusion, charts, packing, seam levelling), written as the model files
-/// (OUTPUT's file, or `model.usdz`, `model.glb` and `model.obj` in the folder).
+/// (OUTPUT's file, or `model.usdz`, `model.glb` and `model.obj` in the folder), each recording
+/// the run's unit (``Report/lengthUnit``: metres with a metric scale, else unknown).
 ///
 /// Texturing takes seconds, so it is not saved apart from the files: a rerun with the same key
 /// finds the files and stops.
@@ -60,7 +61,9 @@ public struct ModelStage: CheckpointedStage {
         let atlas = try TextureAtlas.make(positions: mesh.positions, triangles: mesh.triangles, colors: mesh.colors,
                                           views: views.map(\.view), imageURLs: views.map(\.imageURL),
                                           maskURLs: views.map(\.maskURL), options: texture)
-        let textured = try mesh.textured(by: atlas, jpegQuality: options.jpegQuality)
+        var textured = try mesh.textured(by: atlas, jpegQuality: options.jpegQuality)
+        // The run's unit, whatever an older surface file says.
+        textured.lengthUnit = scene.report.lengthUnit
         _ = context.progress?.update(stage: Self.name, done: 1, total: 2)
         try ModelExporter.write(textured, to: layout.modelFiles)
         _ = context.progress?.update(stage: Self.name, done: 2, total: 2)
@@ -77,7 +80,7 @@ public struct ModelStage: CheckpointedStage {
         scene.report.triangles = output.triangles
         scene.report.textureSize = output.textureSize
         scene.report.texturePages = output.texturePages
-        // Metres once the metric-scale stage scaled the model by depth images; else the sparse model's units.
-        scene.report.meshUnits = scene.report.metricScale == nil ? "sparse model units" : "metres"
+        // Metres once a metric source scaled the model (depth images, pose priors); else unknown.
+        scene.report.meshUnits = scene.report.lengthUnit.rawValue
     }
 }

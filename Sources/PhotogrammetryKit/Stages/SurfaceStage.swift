@@ -5,7 +5,8 @@ import PhotogrammetryIO
 import PhotogrammetryDense
 
 /// Stage 16: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
-/// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`.
+/// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`
+/// (its header comment naming the run's unit).
 public struct SurfaceStage: CheckpointedStage {
     public struct Options: StageOptions {
         /// Poisson, trimming, cleaning and decimation; detail and room come from the run.
@@ -59,7 +60,8 @@ public struct SurfaceStage: CheckpointedStage {
         let result = try SurfaceReconstruction(options: surface).run(cloud: cloud, hull: hull(scene, layout)) { done, total in
             context.progress?.update(stage: Self.name, done: done, total: total) ?? true
         }
-        let model = result.mesh.meshModel()
+        var model = result.mesh.meshModel()
+        model.lengthUnit = scene.report.lengthUnit
         try ModelExporter.write(model, to: layout.surfaceMesh)
         return Output(triangles: model.triangles.count, vertices: model.positions.count, poissonDepth: result.depth,
                       poissonTriangles: result.poissonTriangles, outsideHullTriangles: result.outsideHullTriangles,

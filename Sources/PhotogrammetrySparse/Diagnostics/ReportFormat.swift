@@ -52,6 +52,20 @@ package enum ReportFormat {
         return "\(whole / 60) min " + String(format: "%02d s", whole % 60)
     }
 
+    /// What the run's sizes are in: "metres, from the depth images" (or the pose priors, or the
+    /// source ``Report/scaleSource`` names), else that the scale is unknown and why.
+    package static func units(_ report: Report) -> String {
+        guard report.lengthUnit == .metres else {
+            return "unknown: sizes are in arbitrary units (no depth images, pose priors, markers or --scale)"
+        }
+        switch report.scaleSource {
+        case "lidar_depth"?: return "metres, from the depth images"
+        case "pose_priors"?: return "metres, from the pose priors"
+        case let source?: return "metres, from \(source.replacingOccurrences(of: "_", with: " "))"
+        case nil: return "metres"
+        }
+    }
+
     /// The capture kind as the report spells it ("orbit", "turntable", ...), or "unknown kind".
     package static func kind(_ report: Report) -> String {
         report.captureKind ?? "unknown kind"

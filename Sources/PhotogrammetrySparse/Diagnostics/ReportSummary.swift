@@ -46,6 +46,8 @@ public enum ReportSummary {
                 + "\(ReportFormat.fixed(100 * (report.metricScaleSpread ?? 0), 1)) %"))
         } else if let note = report.metricScaleNote {
             lines.append(row("scale", "none: \(note)"))
+        } else {
+            lines.append(row("scale", ReportFormat.units(report)))
         }
         if let points = report.densePoints {
             lines.append(row("dense", "\(ReportFormat.count(points)) points (\(report.detail) detail)"))

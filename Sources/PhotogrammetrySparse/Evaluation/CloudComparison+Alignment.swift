@@ -55,11 +55,11 @@ extension CloudComparison {
 ///   - referenceSparse: The reference's COLMAP text model (same image names).
 ///   - tau: Distance threshold, reference units.
 ///   - sampleSpacing: Surface sample spacing, default `tau / 5`.
-/// - Throws: ``ColmapTextError``, ``CVisionError`` or ``CloudComparisonError`` as one line.
+/// - Throws: ``ColmapTextError``, ``ColmapBinaryError``, ``CVisionError`` or ``CloudComparisonError`` as one line.
 public func compareClouds(ours: URL, reference: URL, region: URL?, sparse: URL, referenceSparse: URL,
                           tau: Double, sampleSpacing: Double? = nil) throws -> CloudComparison {
-    let model = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(sparse))
-    let truth = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(referenceSparse))
+    let model = try Reconstruction.readColmap(from: Reconstruction.colmapModelDirectory(sparse))
+    let truth = try Reconstruction.readColmap(from: Reconstruction.colmapModelDirectory(referenceSparse))
     let similarity = try CloudComparison.similarity(model: model, reference: truth)
     let ourCloud = try PointCloud.load(ours)
     let referenceCloud = try PointCloud.load(reference)

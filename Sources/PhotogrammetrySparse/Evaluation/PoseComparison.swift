@@ -248,16 +248,16 @@ public struct PoseComparison: Codable, Equatable, Sendable {
     }
 }
 
-/// Compares the COLMAP text model in `model` with the one in `reference`, by image name.
+/// Compares the COLMAP model (text or binary) in `model` with the one in `reference`, by image name.
 ///
 /// - Parameters:
 ///   - model: A directory with `cameras.txt`, `images.txt` (and `points3D.txt`), or one whose
 ///     `sparse/` holds them.
 ///   - reference: The reference model's directory, same format (ground truth may lack points).
-/// - Throws: ``ColmapTextError`` when either model cannot be read.
+/// - Throws: ``ColmapTextError`` or ``ColmapBinaryError`` when either model cannot be read.
 public func comparePoses(model: URL, reference: URL) throws -> PoseComparison {
     // Also accept a reconstruction's OUTPUT directory, whose model is in OUTPUT/sparse.
-    let estimated = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(model))
-    let truth = try Reconstruction.readColmapText(from: Reconstruction.colmapModelDirectory(reference))
+    let estimated = try Reconstruction.readColmap(from: Reconstruction.colmapModelDirectory(model))
+    let truth = try Reconstruction.readColmap(from: Reconstruction.colmapModelDirectory(reference))
     return PoseComparison(model: estimated, reference: truth)
 }

@@ -7,7 +7,7 @@ import PhotogrammetryIO
 ///
 /// A frame's `file_path` is matched to an image name by the longest tail of its path that
 /// names an image (`images/frame_00001.jpg` finds `frame_00001.jpg`), then ignoring case,
-/// then by stem alone (`frame_00001.png` finds `frame_00001.jpg`) when only one image has that
+/// then without its last extension (`images/IMG_1.HEIC.jpg` finds `IMG_1.HEIC`), then by stem alone (`frame_00001.png` finds `frame_00001.jpg`) when only one image has that
 /// stem. Frames that name no image are left out (counted in ``unmatchedFrames``).
 public struct PosePriors: Sendable {
     /// One image's prior.
@@ -90,6 +90,8 @@ struct ImageNameMatcher {
         let tails = parts.indices.map { parts[$0...].joined(separator: "/") }
         for tail in tails { if let name = exact[tail] { return name } }
         for tail in tails { if let name = folded[tail.lowercased()] { return name } }
+        // A file converted for nerfstudio keeps its whole name before the new extension (`IMG_1.HEIC.jpg`).
+        for tail in tails { if let name = exact[Self.stem(tail)] { return name } }
         for tail in tails {
             if let found = stems[Self.stem(tail).lowercased()], found.count == 1 { return found[0] }
         }

@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
   int64_t count = 0;
   auto start = std::chrono::steady_clock::now();
   if (cvis_fuse_depth_maps(workspace, depths.data(), offsets.data(), neighbours.data(), &options,
-                           ply.c_str(), &count) != CVIS_OK) {
+                           ply.c_str(), nullptr, &count) != CVIS_OK) {
     return Die("fusion");
   }
   std::printf("fusion: %d views, %d neighbours, min %d views: %lld points in %.2f s -> %s\n", n,

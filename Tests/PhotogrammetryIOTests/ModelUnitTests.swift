@@ -31,7 +31,8 @@ final class ModelUnitTests: XCTestCase {
             // A binary layer (usd-core's): its text, as usdcat prints it.
             return try XCTUnwrap(try PythonCheck.run("""
                 from pxr import Usd
-                print(Usd.Stage.Open(\(pythonString(url.path))).GetRootLayer().ExportToString())
+                stage = Usd.Stage.Open(\(pythonString(url.path)))
+                print(stage.GetRootLayer().ExportToString())
                 """, modules: ["pxr"]))
         case "glb":
             let json = try ModelReader.GLBFile(data, name: url.path).json

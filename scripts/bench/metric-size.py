@@ -8,7 +8,9 @@ similarity that maps the run's camera centres onto the true ones (Umeyama, as th
 tools align) turns the true object into the model's frame, without its scale, so the comparison
 tests the model's metres and nothing else. Only the object above the ground plane (z >= 0) is
 counted: the part sunk into the ground is seen by no photo. The similarity's own scale is printed
-too: 1 when the model is in metres.
+too: 1 when the model is in metres. The surface also closes a little below the ground where the
+masks end, so the model's box is measured twice: whole (as `stats` prints it), and clipped to the
+same z >= 0 in the true frame (the model placed there rigidly, scale 1: its metres as they are).
 
 usage: scripts/bench/metric-size.py OUTPUT [--capture DIR] [--binary PATH]
 """
@@ -64,6 +66,16 @@ def main():
         print(f"cameras: {len(common)} in common; the similarity onto the truth has scale {s:.5f} "
               f"(model metres {100 * (1 / s - 1):+.2f} % off)")
         print(f"true object above ground, in the model's axes: {' x '.join(f'{v:.4f}' for v in truth)} m")
+        glb = os.path.join(args.output, "model.glb")
+        if os.path.exists(glb):
+            scene = trimesh.load(glb, process=False)
+            vertices = np.vstack([g.vertices for g in scene.geometry.values()]) if hasattr(scene, "geometry") else scene.vertices
+            c_ours = np.mean([ours[n] for n in common], 0)
+            c_true = np.mean([gt[n] for n in common], 0)
+            placed = (vertices - c_ours) @ r.T + c_true  # rigid: the model's metres untouched
+            clipped = np.ptp(placed[placed[:, 2] >= 0] @ r, axis=0)
+            print(f"model.glb above ground, in the model's axes: {' x '.join(f'{v:.4f}' for v in clipped)} m "
+                  f"({' '.join(f'{100 * (a / b - 1):+.2f} %' for a, b in zip(clipped, truth))})")
     print(f"{'file':<12} {'size_unit':<9} {'size x y z':<30} {'vs truth (per axis)'}")
     for entry in stats:
         size = np.array(entry["size"], dtype=float)

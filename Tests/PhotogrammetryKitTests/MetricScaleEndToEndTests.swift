@@ -9,7 +9,8 @@ import XCTest
 import PhotogrammetryTestSupport
 
 /// A capture with a `depth/` folder: the run is in metres (`sparse/`, `transforms.json`,
-/// report.json's `metric_scale`), resuming the stages before export.
+/// report.json's `metric_scale`), resuming the stages before export; `--scale` goes before the
+/// depth images and reruns only the metric scale and what follows it.
 final class MetricScaleEndToEndTests: XCTestCase {
     private func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-scale-\(UUID().uuidString)")

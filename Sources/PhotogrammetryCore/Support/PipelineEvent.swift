@@ -132,7 +132,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .anglesNotReported: "azimuth coverage and elevation spread are null (a walk-through, too few cameras), and why"
         case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
-        case .metricScale: "the model's metric scale from the views' depth images or the pose priors (factor, spread, points or cameras), or why there is none"
+        case .metricScale: "the model's metric scale from the user (`--scale`, `--known-distance`), printed markers, the views' depth images or the pose priors (factor, spread, points, markers or cameras), or why a source gave none"
         case .depthUnusable: "a view's depth image cannot give scale (no metric range, not in the photo's frame, unreadable): not used"
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
         case .stageResumed: "a stage's output was loaded from its checkpoint (`work/checkpoints/`, same key: same inputs and options), not computed"

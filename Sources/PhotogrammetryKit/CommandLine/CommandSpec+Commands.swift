@@ -330,9 +330,7 @@ extension CommandSpec.Option {
                               + "markers' side). Each marker's corners are triangulated from the views that see it. A markers.json "
                               + "beside the images says the same: {\"dictionary\": \"DICT_4X4_50\", \"size_m\": 0.05}, "
                               + "optionally with sizes of particular ids, \"sizes_m\": {\"3\": 0.1}.",
-                              default: "a markers.json beside the images, if any; else no marker is looked for") { text in
-        _ = try ScaleArguments.markers(text)
-    }
+                              default: "a markers.json beside the images, if any; else no marker is looked for")
 
     static let scale = Self("scale", value: "FACTOR", "Metres per model unit: the model is multiplied by it. The scale's "
                             + "sources, first found first: --scale or --known-distance, markers, depth images (a depth/ "
@@ -347,9 +345,7 @@ extension CommandSpec.Option {
                                     + "picked in two or more photos (X,Y: the pixel's column and row in an image viewer, "
                                     + "from 0 at the top-left; + joins a point's views, / separates the two points). The points "
                                     + "are triangulated from the registered views.",
-                                    default: "none") { text in
-        _ = try ScaleArguments.knownDistance(text)
-    }
+                                    default: "none")
 
     static let progress = Self("progress", value: "MODE", "Progress: a redrawn line on standard error (tty), one JSON object "
                                + "per line on standard output (json), or none.",

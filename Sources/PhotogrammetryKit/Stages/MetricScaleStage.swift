@@ -94,7 +94,7 @@ public struct MetricScaleStage: CheckpointedStage {
         if let user = output.user, let factor = user.factor, !scene.models.isEmpty {
             scene.models[0] = scene.models[0].scaled(by: factor)
             Self.report(factor: factor, source: user.source, spread: nil, points: user.modelDistance.map { _ in 2 },
-                        markers: user.scale.knownDistance?.markerIDs.count, alignment: alignment, overriding: output,
+                        markers: user.scale.knownDistance.flatMap { $0.markerIDs.isEmpty ? nil : $0.markerIDs.count }, alignment: alignment, overriding: output,
                         in: &scene.report)
             context.progress?.event(.metricScale, "metric scale: \(String(format: "%.6g", factor)) m per model unit "
                                     + "\(user.summary); the model is in metres" + Self.frameNote(alignment, factor))

@@ -48,7 +48,7 @@ public struct MarkerSpec: Sendable, Equatable, Codable {
     /// `DICT:SIZE_M` as `--markers` takes it: `DICT_4X4_50:0.05`, `4x4_50:0.05`, `apriltag_36h11:0.1`.
     public init(parsing text: String) throws {
         guard let colon = text.lastIndex(of: ":") else {
-            throw Invalid(description: "no size: want DICT:SIZE_M, e.g. DICT_4X4_50:0.05")
+            throw Invalid(description: "no size")
         }
         let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
         let sizeText = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)

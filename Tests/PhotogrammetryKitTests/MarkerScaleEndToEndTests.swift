@@ -11,7 +11,8 @@ import PhotogrammetryTestSupport
 /// Datasets/markers-12, a rendered orbit of an object on a board of printed markers with a
 /// `markers.json` beside its images: the run is in metres from the markers (camera distances as in
 /// the ground truth within 1 %); a known distance between two markers' centres goes before them,
-/// rerunning only the metric scale; without the file the run has no scale.
+/// rerunning only the metric scale; without the file the run has no scale. With pose priors 3 %
+/// off in scale, the markers correct them in the priors' frame.
 final class MarkerScaleEndToEndTests: XCTestCase {
     private func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-marker-run-\(UUID().uuidString)")
@@ -76,5 +77,46 @@ final class MarkerScaleEndToEndTests: XCTestCase {
         XCTAssertEqual(third.scaleSource, "none")
         XCTAssertNil(third.metricScale)
         XCTAssertNil(third.metricScaleMarkers)
+    }
+
+    func testMarkersCorrectThePriorsScaleInTheirFrame() throws {
+        let dataset = Repository.datasets.appendingPathComponent("markers-12")
+        let work = try temporaryDirectory()
+        let capture = work.appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))
+        let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
+        // Priors whose metres are 3 % long, as a tracking's drift makes them.
+        let priorScale = 1.03
+        var priors = truth
+        for (id, image) in truth.images {
+            let pose = image.camFromWorld!
+            priors.images[id]?.camFromWorld = Rigid3(rotation: pose.rotation, translation: -(pose.rotation * (priorScale * pose.centerInWorld)))
+        }
+        try NerfstudioTransforms(priors, filePath: { "images/" + $0 }).jsonData()
+            .write(to: capture.appendingPathComponent("transforms.json"))
+        let truthByName = Dictionary(uniqueKeysWithValues: truth.images.values.map { ($0.name, $0.camFromWorld!) })
+        func meanCentreError(_ model: Reconstruction) throws -> Double {
+            try model.images.values.map { image in
+                length(image.camFromWorld!.centerInWorld - (try XCTUnwrap(truthByName[image.name])).centerInWorld)
+            }.reduce(0, +) / Double(model.images.count)
+        }
+
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+        let output = work.appendingPathComponent("out")
+        let first = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(first.scaleSource, "pose_priors")
+        let offBefore = try meanCentreError(try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse")))
+        XCTAssertGreaterThan(offBefore, 0.01, "the priors' 3 % put the cameras centimetres off")
+
+        try FileManager.default.copyItem(at: dataset.appendingPathComponent("markers.json"), to: capture.appendingPathComponent("markers.json"))
+        let second = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(second.scaleSource, "markers")
+        XCTAssertTrue(second.metricScaleNote?.contains("pose priors' frame") == true, second.metricScaleNote ?? "no note")
+        XCTAssertTrue(second.metricScaleNote?.contains("the pose priors' scale not used") == true, second.metricScaleNote ?? "no note")
+        let offAfter = try meanCentreError(try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse")))
+        XCTAssertLessThan(offAfter, 0.25 * offBefore, "the markers' scale, in the priors' axes and origin")
+        XCTAssertEqual(try XCTUnwrap(second.metricScale) / (try XCTUnwrap(first.metricScale)), 1 / priorScale, accuracy: 0.01)
     }
 }

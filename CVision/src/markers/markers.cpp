@@ -87,8 +87,12 @@ void RefineByEdges(const cv::Mat& light, std::vector<cv::Point2f>* corners) {
     const cv::Point2d along = (p1 - p0) / length;
     cv::Point2d normal(-along.y, along.x);
     if (normal.dot(centre - (p0 + p1) * 0.5) > 0) normal = -normal;
-    // Within the border (a sixth of a 4x4 marker's side, a tenth of the largest dictionaries').
-    const double reach = std::min(8.0, std::max(2.0, 0.08 * length));
+    // Within the border: a sixth of a 4x4 marker's side (a tenth of the largest dictionaries'),
+    // measured across this edge, to the opposite one (seen obliquely, much less than its length).
+    const cv::Point2d opposite = (cv::Point2d(c[size_t((k + 2) % 4)]) + cv::Point2d(c[size_t((k + 3) % 4)])) * 0.5;
+    const double across = std::abs(normal.dot(opposite - p0));
+    const double reach = std::min(8.0, 0.08 * across);
+    if (reach < 1.5) return;
     std::vector<cv::Point2d> points;
     const int count = std::max(6, int(0.6 * length));
     for (int n = 0; n < count; ++n) {

@@ -43,6 +43,7 @@ let package = Package(
                 .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_features2d"),
                 .linkedLibrary("opencv_calib3d"), .linkedLibrary("opencv_flann"),
                 .linkedLibrary("opencv_video"), .linkedLibrary("opencv_videoio"),
+                .linkedLibrary("opencv_aruco"),
                 .linkedLibrary("ceres"), .linkedLibrary("glog"),
                 .linkedLibrary("exif"), .linkedLibrary("archive"), .linkedLibrary("heif"),
                 .linkedLibrary("jpeg"), .linkedLibrary("png"),

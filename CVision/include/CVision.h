@@ -21,6 +21,7 @@
 #include "cvis_retrieval.h"
 #include "cvis_two_view.h"
 #include "cvis_geometry.h"
+#include "cvis_markers.h"
 #include "cvis_bundle.h"
 #include "cvis_mvs.h"
 #include "cvis_cloud.h"

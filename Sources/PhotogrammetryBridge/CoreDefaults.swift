@@ -16,6 +16,11 @@ enum CoreDefaults {
         cvis_triangulation_options_default(&o)
         return o
     }()
+    package static let markerDetection: cvis_marker_detection_options = {
+        var o = cvis_marker_detection_options()
+        cvis_marker_detection_options_default(&o)
+        return o
+    }()
     package static let twoView: cvis_two_view_options = { var o = cvis_two_view_options(); cvis_two_view_options_default(&o); return o }()
     package static let bundle: cvis_ba_options = { var o = cvis_ba_options(); cvis_ba_options_default(&o); return o }()
     package static let posePriors: cvis_ba_pose_priors = {

@@ -51,6 +51,8 @@ enum PipelineArguments {
             guard let n = Int(text), n >= 3 else { throw ArgumentParser.Failure(description: "--keyframes wants an integer of at least 3") }
             options.keyframes.target = n
         }
+        (options.markers, options.userScale) = try ScaleArguments.read(markers: parsed["markers"], scale: parsed["scale"],
+                                                                       knownDistance: parsed["known-distance"])
         if let text = parsed["max-megapixels"] { options.decodeLimits = try decodeLimits(text) }
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(try path(text, "--mask", kind: "a mask.json or a folder of masks")))

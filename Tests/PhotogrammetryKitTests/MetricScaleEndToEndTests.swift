@@ -9,7 +9,8 @@ import XCTest
 import PhotogrammetryTestSupport
 
 /// A capture with a `depth/` folder: the run is in metres (`sparse/`, `transforms.json`,
-/// report.json's `metric_scale`), resuming the stages before export.
+/// report.json's `metric_scale`), resuming the stages before export; `--scale` goes before the
+/// depth images and reruns only the metric scale and what follows it.
 final class MetricScaleEndToEndTests: XCTestCase {
     private func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-scale-\(UUID().uuidString)")
@@ -90,7 +91,33 @@ final class MetricScaleEndToEndTests: XCTestCase {
             XCTAssertLessThan(length(a - b), 1e-9 * max(length(b), 1))
         }
 
-        // transforms.json holds sparse/'s poses and intrinsics.
+        // --scale goes before the depth images: only the metric scale and what follows it run again.
+        var userOptions = options
+        userOptions.userScale = .factor(2.5)
+        let third = try ReconstructionPipeline(input: capture, output: output, options: userOptions, progress: nil).run()
+        XCTAssertEqual(third.stages.filter(\.resumed).map(\.name), ["features", "matching", "sparse"])
+        XCTAssertEqual(third.scaleSource, "user")
+        XCTAssertEqual(third.metricScale, 2.5)
+        XCTAssertNil(third.metricScaleSpread)
+        XCTAssertTrue(third.metricScaleNote?.contains("the depth images' scale not used") == true, third.metricScaleNote ?? "")
+        let user = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        for (id, image) in user.images {
+            let a = image.camFromWorld!.centerInWorld, b = unscaled.images[id]!.camFromWorld!.centerInWorld * 2.5
+            XCTAssertLessThan(length(a - b), 1e-9 * max(length(b), 1))
+        }
+        // The same options again resume the metric scale too.
+        let fourth = try ReconstructionPipeline(input: capture, output: output, options: userOptions, progress: nil).run()
+        XCTAssertTrue(fourth.stages.contains { $0.name == MetricScaleStage.name && $0.resumed })
+        XCTAssertEqual(fourth.metricScale, 2.5)
+        // Without --scale the depth images set it again, from the checkpoint of the second run.
+        let fifth = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(fifth.scaleSource, "lidar_depth")
+        XCTAssertEqual(try XCTUnwrap(fifth.metricScale), factor, accuracy: 1e-12)
+        try Self.checkTransforms(against: scaled, output: output)
+    }
+
+    /// transforms.json holds sparse/'s poses and intrinsics.
+    static func checkTransforms(against scaled: Reconstruction, output: URL) throws {
         let transforms = try NerfstudioTransforms.read(from: output.appendingPathComponent("transforms.json"))
         XCTAssertEqual(transforms.frames.count, 12)
         let camera = try XCTUnwrap(scaled.cameras.values.first)

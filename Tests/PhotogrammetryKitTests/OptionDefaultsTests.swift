@@ -359,6 +359,24 @@ final class OptionDefaultsTests: XCTestCase {
         XCTAssertEqual(o.minPoints, 20)
     }
 
+    func testMarkerScaleDefaults() {
+        let detection = MarkerDetector.Options()
+        XCTAssertEqual(detection.subpixelWindow, 5)
+        XCTAssertEqual(detection.minPerimeterRate, 0.01)
+        let o = MarkerScale.Options()
+        XCTAssertEqual(o.detection, detection)
+        XCTAssertEqual(o.maxReprojectionErrorPx, 4)
+        XCTAssertEqual(o.minAngleDegrees, 2)
+        XCTAssertEqual(o.maxViewAngleDegrees, 75)
+        XCTAssertEqual(o.outlierSigmas, 3)
+        XCTAssertEqual(o.minMarkers, 1)
+        XCTAssertEqual(UserScaling.pickedPointMaxErrorPx, 10)
+        let stage = MetricScaleStage.Options()
+        XCTAssertNil(stage.markers)
+        XCTAssertNil(stage.userScale)
+        XCTAssertFalse(stage.keyText.contains("markers"), "a run without markers keeps the key it had")
+    }
+
     func testReconstructionDefaults() {
         let o = ReconstructionOptions()
         XCTAssertEqual(o.detail, .full)

@@ -102,14 +102,20 @@ public struct Report: Codable, Sendable {
     /// Metres per unit of the reconstruction as SfM made it, by which `sparse/` and everything
     /// after it were multiplied; nil when no scale is known.
     public var metricScale: Double?
-    /// Where ``metricScale`` came from: "lidar_depth" (the views' depth images), "pose_priors"
-    /// (the model was put in the priors' frame: `transforms.json`, `--priors`) or "none".
+    /// Where ``metricScale`` came from: "user" (`--scale`), "known_distance" (`--known-distance`),
+    /// "markers" (printed markers: `--markers`, `markers.json`), "lidar_depth" (the views' depth
+    /// images), "pose_priors" (the model was put in the priors' frame: `transforms.json`,
+    /// `--priors`) or "none"; the first of these there is sets it.
     public var scaleSource: String? = "none"
     /// Half the 16-84 % range of the points' depth ratios over the factor (one point's scatter);
     /// with pose priors, of the camera-pair distance ratios (priors over SfM).
     public var metricScaleSpread: Double?
-    /// Points whose depth ratios gave the factor; with pose priors, the cameras whose priors did.
+    /// Points whose depth ratios gave the factor; with pose priors, the cameras whose priors did;
+    /// with markers, the corners of the markers that did (4 per marker); with a known distance, 2.
     public var metricScalePoints: Int?
+    /// Printed markers whose edges gave the factor (outliers left out); with a known distance
+    /// between two markers, 2; nil for other sources.
+    public var metricScaleMarkers: Int?
     /// Why there is no metric scale although views carry depth images.
     public var metricScaleNote: String?
     public var stages: [Stage] = []
@@ -137,6 +143,7 @@ public struct Report: Codable, Sendable {
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
         case metricScale = "metric_scale", scaleSource = "scale_source", metricScaleSpread = "metric_scale_spread"
         case metricScalePoints = "metric_scale_points", metricScaleNote = "metric_scale_note"
+        case metricScaleMarkers = "metric_scale_markers"
         case input, options, optionsFingerprint = "options_fingerprint", complete
     }
 
@@ -152,7 +159,8 @@ public struct Report: Codable, Sendable {
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
-                    "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "video"]
+                    "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",
+                    "video"]
             where object[key] == nil {
             object[key] = NSNull()
         }

@@ -134,7 +134,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .anglesNotReported: "azimuth coverage and elevation spread are null (a walk-through, too few cameras), and why"
         case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
-        case .metricScale: "the model's metric scale from the views' depth images or the pose priors (factor, spread, points or cameras), or why there is none"
+        case .metricScale: "the model's metric scale from the user (`--scale`, `--known-distance`), printed markers, the views' depth images or the pose priors (factor, spread, points, markers or cameras), or why a source gave none"
         case .depthUnusable: "a view's depth image cannot give scale (no metric range, not in the photo's frame, unreadable): not used"
         case .usdCoreUnavailable: "usd-core (Python's `pxr`) could not be used: `model.usdz` written with a text layer, or a USD file read by the text reader; the message names the file and why"
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"

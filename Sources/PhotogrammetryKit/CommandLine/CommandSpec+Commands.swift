@@ -24,7 +24,7 @@ extension CommandSpec {
         abstract: "Reconstructs a capture: a sparse model, a dense point cloud, a textured mesh and a report.",
         arguments: [.input, .modelOutput],
         options: [.detail(ReconstructionOptions().detail, sizing: Option.Sized.allCases)]
-            + Option.pipeline(before: [.room, .mask, .intrinsics, .priors,
+            + Option.pipeline(before: [.room, .mask, .intrinsics, .priors, .markers, .scale, .knownDistance,
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
         discussion: [
@@ -336,6 +336,29 @@ extension CommandSpec.Option {
     static let priors = Self("priors", value: "transforms.json|none", "Pose priors in nerfstudio's convention (what ARKit "
                              + "capture apps export): the run is put in their frame and units. none ignores the one the "
                              + "capture carries.", default: "a transforms.json beside the images, if any")
+
+    static let markers = Self("markers", value: "DICT:SIZE_M", "Printed square markers that give the model its metres: "
+                              + "OpenCV's dictionary (any case, DICT_ optional: 4X4_50, 5X5_100, ARUCO_ORIGINAL, APRILTAG_36h11...) and "
+                              + "the printed side of a marker's black square in metres, its border included (a ChArUco board: its "
+                              + "markers' side). Each marker's corners are triangulated from the views that see it. A markers.json "
+                              + "beside the images says the same: {\"dictionary\": \"DICT_4X4_50\", \"size_m\": 0.05}, "
+                              + "optionally with sizes of particular ids, \"sizes_m\": {\"3\": 0.1}.",
+                              default: "a markers.json beside the images, if any; else no marker is looked for")
+
+    static let scale = Self("scale", value: "FACTOR", "Metres per model unit: the model is multiplied by it. The scale's "
+                            + "sources, first found first: --scale or --known-distance, markers, depth images (a depth/ "
+                            + "folder, HEIC depth), pose priors.",
+                            default: "from markers, depth images or pose priors, if any; else SfM's arbitrary unit") { text in
+        _ = try ScaleArguments.scale(text)
+    }
+
+    static let knownDistance = Self("known-distance", value: "SPEC", "Two points and the metres between them: "
+                                    + "3,7=0.5 for the centres of markers 3 and 7 (their dictionary from --markers or "
+                                    + "markers.json), or IMAGE@X,Y+IMAGE@X,Y/IMAGE@X,Y+IMAGE@X,Y=METRES for two points each "
+                                    + "picked in two or more photos (X,Y: the pixel's column and row in an image viewer, "
+                                    + "from 0 at the top-left; + joins a point's views, / separates the two points). The points "
+                                    + "are triangulated from the registered views.",
+                                    default: "none")
 
     static let progress = Self("progress", value: "MODE", "Progress: a redrawn line on standard error (tty), one JSON object "
                                + "per line on standard output (json), or none.",

@@ -8,6 +8,8 @@ extension ReconstructionOptions {
         stage.priors = priors
         stage.keyframes = keyframes
         stage.decodeLimits = decodeLimits
+        stage.markers = markers
+        stage.knownDistanceMarkerIDs = userScale?.knownDistance?.markerIDs ?? []
         return stage
     }
 
@@ -75,8 +77,13 @@ extension ReconstructionOptions {
         return stage
     }
 
-    /// Stage 12: the metric scale's defaults.
-    public var metricScaleStage: MetricScaleStage.Options { MetricScaleStage.Options() }
+    /// Stage 12: the metric scale's defaults, with the markers and the scale the user gave.
+    public var metricScaleStage: MetricScaleStage.Options {
+        var stage = MetricScaleStage.Options()
+        stage.markers = markers
+        stage.userScale = userScale
+        return stage
+    }
 
     /// Stage 15.
     public var denseStage: DenseStage.Options {

@@ -25,6 +25,11 @@ public struct ReconstructionOptions: Sendable {
     public var blankContrast = 1.0 / 255
     /// Where pose priors come from (`--priors`). Default automatic.
     public var priors = PriorSelection.automatic
+    /// Printed markers of known size that give the model its metres (`--markers`). Default nil:
+    /// a `markers.json` beside the images, if any.
+    public var markers: MarkerSpec?
+    /// The scale the user states (`--scale`, `--known-distance`), before every other source. Default nil.
+    public var userScale: UserScale?
     /// Pinhole intrinsics to hold fixed, from `--intrinsics`. Default nil (self-calibrate).
     public var fixedIntrinsics: FixedIntrinsics?
     /// Worker threads for every parallel stage. Default 2.

@@ -80,7 +80,7 @@ public final class ReconstructionPipeline {
             PipelineStep(PriorAlignmentStage(options: options.priorAlignmentStage),
                          skip: options.priors == .disabled),                                // 10. into the pose priors' frame
             PipelineStep(DiagnosticsStage(options: options.diagnosticsStage)),              // 11. statistics, coverage, advice
-            PipelineStep(MetricScaleStage(options: options.metricScaleStage)),              // 12. metres from depth images
+            PipelineStep(MetricScaleStage(options: options.metricScaleStage)),              // 12. metres: user, markers, depth
             PipelineStep(UprightStage()),                                                   // 13. +Y up, centred
             PipelineStep(ExportStage()),                                                    // 14. sparse/, transforms.json
             PipelineStep(DenseStage(options: options.denseStage), skip: options.sparseOnly, mayFail: true), // 15. dense.ply

@@ -20,6 +20,12 @@ public struct IngestStage: ReconstructionStage {
         public var keyframes = KeyframeSelection.Options()
         /// The largest image decoded (`--max-megapixels`); larger ones are refused unread.
         public var decodeLimits = DecodeLimits()
+        /// The printed markers given (`--markers`); nil: a `markers.json` beside the images, if
+        /// any. Not in the key: only the metric-scale stage uses them, and keys on them.
+        public var markers: MarkerSpec?
+        /// Marker ids `--known-distance` names: the run then needs markers. Not in the key (as
+        /// ``markers``).
+        public var knownDistanceMarkerIDs: [Int] = []
 
         public init() {}
 
@@ -57,6 +63,8 @@ public struct IngestStage: ReconstructionStage {
         public var depth = CaptureDepth(folder: nil)
         /// The pose priors the run uses, if any.
         public var priors: PosePriors?
+        /// The printed markers the run measures scale with, if any.
+        public var markers: CaptureMarkers?
         /// Every image's and mask's contents with the names they go by, hashed.
         public var contentDigest: String
     }
@@ -78,6 +86,7 @@ public struct IngestStage: ReconstructionStage {
         let masks = try resolveMasks(capture, context)
         let depth = CaptureDepth.discover(in: capture)
         let priors = try resolvePriors(capture)
+        let markers = try resolveMarkers(capture)
         var digest = contentDigest(capture, masks: masks, threads: context.threads)
         if let priors {
             var hash = StableHash()
@@ -85,7 +94,7 @@ public struct IngestStage: ReconstructionStage {
             hash.add("priors " + priors.digest)
             digest = hash.hex
         }
-        return Output(capture: capture, masks: masks, depth: depth, priors: priors, contentDigest: digest)
+        return Output(capture: capture, masks: masks, depth: depth, priors: priors, markers: markers, contentDigest: digest)
     }
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
@@ -94,6 +103,7 @@ public struct IngestStage: ReconstructionStage {
         scene.masks = output.masks
         scene.depth = output.depth
         scene.priors = output.priors
+        scene.markers = output.markers
         scene.contentDigest = output.contentDigest
         scene.report.imagesTotal = capture.imagesTotal
         scene.report.rejectedImages = capture.rejected
@@ -161,6 +171,25 @@ public struct IngestStage: ReconstructionStage {
                 throw PipelineError.invalidInput(message + "; --priors none ignores it")
             }
         }
+    }
+
+    /// The markers this run measures scale with (``CaptureMarkers/resolve(given:in:)``); fails when
+    /// `--known-distance` names markers and there are none, or names an id not in their dictionary.
+    func resolveMarkers(_ capture: Capture) throws -> CaptureMarkers? {
+        let markers = try CaptureMarkers.resolve(given: options.markers, in: capture)
+        guard !options.knownDistanceMarkerIDs.isEmpty else { return markers }
+        guard let markers else {
+            throw PipelineError.invalidOption("--known-distance names markers, but the run has no --markers DICT:SIZE_M and the "
+                                              + "capture no \(MarkerSpec.fileName)")
+        }
+        for id in options.knownDistanceMarkerIDs {
+            do {
+                try markers.spec.checkID(id)
+            } catch let error as MarkerSpec.Invalid {
+                throw PipelineError.invalidOption("--known-distance: \(error)")
+            }
+        }
+        return markers
     }
 
     /// The masks this run uses: given, or carried by the capture (not for rooms), or none.

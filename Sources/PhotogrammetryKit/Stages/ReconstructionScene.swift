@@ -15,6 +15,8 @@ public final class ReconstructionScene {
     public var depth = CaptureDepth(folder: nil)
     /// The pose priors of the capture's images (`transforms.json`), if the run uses any.
     public var priors: PosePriors?
+    /// The printed markers the run measures scale with (`--markers`, `markers.json`), if any.
+    public var markers: CaptureMarkers?
     /// The images left after features (failed, blank and blurred frames out), in index order.
     public var usable = Capture(imageRoot: URL(fileURLWithPath: "/"), root: URL(fileURLWithPath: "/"), images: [], rejected: [])
     /// Features of each image of `usable`.

@@ -40,6 +40,13 @@ public enum ReportSummary {
             lines.append(row("scale", "metres, in the pose priors' frame: \(String(format: "%.6g", factor)) m per SfM unit, "
                 + "\(ReportFormat.count(report.metricScalePoints ?? 0)) cameras' distances agree within "
                 + "\(ReportFormat.fixed(100 * (report.metricScaleSpread ?? 0), 1)) %"))
+        } else if let factor = report.metricScale, report.scaleSource == "markers" {
+            lines.append(row("scale", "metres, from printed markers: \(String(format: "%.6g", factor)) m per SfM unit, "
+                + "\(ReportFormat.count(report.metricScaleMarkers ?? 0)) markers agree within "
+                + "\(ReportFormat.fixed(100 * (report.metricScaleSpread ?? 0), 1)) %"))
+        } else if let factor = report.metricScale, report.scaleSource == "user" || report.scaleSource == "known_distance" {
+            lines.append(row("scale", "metres, " + (report.scaleSource == "user" ? "as --scale gives it" : "from the known distance")
+                + ": \(String(format: "%.6g", factor)) m per SfM unit"))
         } else if let factor = report.metricScale {
             lines.append(row("scale", "metres, from depth images: \(String(format: "%.6g", factor)) m per SfM unit, "
                 + "\(ReportFormat.count(report.metricScalePoints ?? 0)) points agree within "

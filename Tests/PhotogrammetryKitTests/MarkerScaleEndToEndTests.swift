@@ -1,0 +1,122 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
+@testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
+
+/// Datasets/markers-12, a rendered orbit of an object on a board of printed markers with a
+/// `markers.json` beside its images: the run is in metres from the markers (camera distances as in
+/// the ground truth within 1 %); a known distance between two markers' centres goes before them,
+/// rerunning only the metric scale; without the file the run has no scale. With pose priors 3 %
+/// off in scale, the markers correct them in the priors' frame.
+final class MarkerScaleEndToEndTests: XCTestCase {
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-marker-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// The median over camera pairs of their distance in `model` over the same in `truth`.
+    func centreDistanceRatio(_ model: Reconstruction, _ truth: Reconstruction) -> Double {
+        func centres(_ r: Reconstruction) -> [String: SIMD3<Double>] {
+            Dictionary(r.images.values.compactMap { image in image.camFromWorld.map { (image.name, $0.centerInWorld) } },
+                       uniquingKeysWith: { a, _ in a })
+        }
+        let a = centres(model), b = centres(truth)
+        let names = Set(a.keys).intersection(b.keys).sorted()
+        var ratios: [Double] = []
+        for (i, p) in names.enumerated() {
+            for q in names[(i + 1)...] { ratios.append(length(a[p]! - a[q]!) / length(b[p]! - b[q]!)) }
+        }
+        return MetricScale.median(ratios)
+    }
+
+    func testMarkersBesideTheImagesPutTheRunInMetres() throws {
+        let dataset = Repository.datasets.appendingPathComponent("markers-12")
+        let work = try temporaryDirectory()
+        let capture = work.appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        for item in ["images", "markers.json"] {
+            try FileManager.default.copyItem(at: dataset.appendingPathComponent(item), to: capture.appendingPathComponent(item))
+        }
+        let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
+        let output = work.appendingPathComponent("out")
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+
+        let events = EventRecorder()
+        let first = try ReconstructionPipeline(input: capture, output: output, options: options, progress: events).run()
+        XCTAssertEqual(first.scaleSource, "markers")
+        XCTAssertTrue(events.codes.contains(PipelineEvent.metricScale.code))
+        let markers = try XCTUnwrap(first.metricScaleMarkers)
+        XCTAssertGreaterThanOrEqual(markers, 6)
+        XCTAssertEqual(first.metricScalePoints, 4 * markers)
+        XCTAssertLessThan(try XCTUnwrap(first.metricScaleSpread), 0.01)
+        let sparse = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        XCTAssertEqual(centreDistanceRatio(sparse, truth), 1, accuracy: 0.01)
+
+        // Markers 0 and 4 sit on the board's diagonal, 0.22 √2 m apart: only the metric scale reruns.
+        var distance = options
+        distance.userScale = .knownDistance(try KnownDistance(parsing: "0,4=\(0.22 * 2.0.squareRoot())"))
+        let second = try ReconstructionPipeline(input: capture, output: output, options: distance, progress: nil).run()
+        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["features", "matching", "sparse"])
+        XCTAssertEqual(second.scaleSource, "known_distance")
+        XCTAssertEqual(second.metricScaleMarkers, 2)
+        XCTAssertTrue(second.metricScaleNote?.contains("the markers' scale not used") == true, second.metricScaleNote ?? "")
+        let measured = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        XCTAssertEqual(centreDistanceRatio(measured, truth), 1, accuracy: 0.01)
+
+        // Without the file no marker is looked for: no scale, and the key the run had before markers.
+        try FileManager.default.removeItem(at: capture.appendingPathComponent("markers.json"))
+        let third = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(third.scaleSource, "none")
+        XCTAssertNil(third.metricScale)
+        XCTAssertNil(third.metricScaleMarkers)
+    }
+
+    func testMarkersCorrectThePriorsScaleInTheirFrame() throws {
+        let dataset = Repository.datasets.appendingPathComponent("markers-12")
+        let work = try temporaryDirectory()
+        let capture = work.appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))
+        let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
+        // Priors whose metres are 3 % long, as a tracking's drift makes them.
+        let priorScale = 1.03
+        var priors = truth
+        for (id, image) in truth.images {
+            let pose = image.camFromWorld!
+            priors.images[id]?.camFromWorld = Rigid3(rotation: pose.rotation, translation: -(pose.rotation * (priorScale * pose.centerInWorld)))
+        }
+        try NerfstudioTransforms(priors, filePath: { "images/" + $0 }).jsonData()
+            .write(to: capture.appendingPathComponent("transforms.json"))
+        let truthByName = Dictionary(uniqueKeysWithValues: truth.images.values.map { ($0.name, $0.camFromWorld!) })
+        func meanCentreError(_ model: Reconstruction) throws -> Double {
+            try model.images.values.map { image in
+                length(image.camFromWorld!.centerInWorld - (try XCTUnwrap(truthByName[image.name])).centerInWorld)
+            }.reduce(0, +) / Double(model.images.count)
+        }
+
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+        let output = work.appendingPathComponent("out")
+        let first = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(first.scaleSource, "pose_priors")
+        let offBefore = try meanCentreError(try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse")))
+        XCTAssertGreaterThan(offBefore, 0.01, "the priors' 3 % put the cameras centimetres off")
+
+        try FileManager.default.copyItem(at: dataset.appendingPathComponent("markers.json"), to: capture.appendingPathComponent("markers.json"))
+        let second = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(second.scaleSource, "markers")
+        XCTAssertTrue(second.metricScaleNote?.contains("pose priors' frame") == true, second.metricScaleNote ?? "no note")
+        XCTAssertTrue(second.metricScaleNote?.contains("the pose priors' scale not used") == true, second.metricScaleNote ?? "no note")
+        let offAfter = try meanCentreError(try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse")))
+        XCTAssertLessThan(offAfter, 0.25 * offBefore, "the markers' scale, in the priors' axes and origin")
+        XCTAssertEqual(try XCTUnwrap(second.metricScale) / (try XCTUnwrap(first.metricScale)), 1 / priorScale, accuracy: 0.01)
+    }
+}

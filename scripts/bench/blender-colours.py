@@ -124,6 +124,8 @@ def main():
     parser.add_argument("--size", type=int, default=400)
     parser.add_argument("--keep", help="write the two renders and the scene JSON into this folder")
     parser.add_argument("--blender", default=shutil.which("blender") or "blender")
+    parser.add_argument("--bpy-python", help="run the Blender side in this Python, which has Blender as its `bpy` "
+                        "module (PyPI's bpy, e.g. 4.2, built with USD: its own USD importer reads the USDZ)")
     args = parser.parse_args()
     glb, usdz = os.path.join(args.run, "model.glb"), os.path.join(args.run, "model.usdz")
     for path in (glb, usdz):
@@ -135,9 +137,13 @@ def main():
         scene = os.path.join(out, "usd-scene.json")
         with open(scene, "w") as f:
             json.dump(usd_scene(usdz, os.path.join(work, "usdz")), f)
-        command = [args.blender, "-b", "--factory-startup", "--python-exit-code", "1", "-P", os.path.abspath(__file__), "--",
-                   "--glb", os.path.abspath(glb), "--usd-scene", scene, "--out", out,
-                   "--samples", str(args.samples), "--size", str(args.size)]
+        side = ["--glb", os.path.abspath(glb), "--usdz", os.path.abspath(usdz), "--usd-scene", scene, "--out", out,
+                "--samples", str(args.samples), "--size", str(args.size)]
+        if args.bpy_python:
+            command = [args.bpy_python, os.path.abspath(__file__), "--", *side]
+        else:
+            command = [args.blender, "-b", "--factory-startup", "--python-exit-code", "1", "-P", os.path.abspath(__file__),
+                       "--", *side]
         # Blender embeds the system's Python and finds its standard library (and python3-numpy)
         # by the python3 on PATH: not a pyenv one, which has neither numpy for it nor the same prefix.
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYENV")}
@@ -162,7 +168,7 @@ def blender_main(argv):
     if "bool" not in np.__dict__:
         np.bool = bool
     parser = argparse.ArgumentParser()
-    for name in ("--glb", "--usd-scene", "--out"):
+    for name in ("--glb", "--usdz", "--usd-scene", "--out"):
         parser.add_argument(name, required=True)
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--size", type=int, default=400)
@@ -230,9 +236,16 @@ def blender_main(argv):
     glb_pixels = render("glb.png")
     remove_models()
 
-    # The USD stage as usd-core read it, built as Blender's USD importer maps UsdPreviewSurface.
-    with open(args.usd_scene) as f:
-        usd = json.load(f)
+    if bpy.app.build_options.usd:
+        # A Blender with USD reads the package itself.
+        bpy.ops.wm.usd_import(filepath=args.usdz)
+        print(f"colours: usd read by Blender {bpy.app.version_string}'s own USD importer")
+        usd = {"meshes": []}
+    else:
+        # The USD stage as usd-core read it, built as Blender's USD importer maps UsdPreviewSurface.
+        print(f"colours: Blender {bpy.app.version_string} has no USD importer: usd read by usd-core, built alike")
+        with open(args.usd_scene) as f:
+            usd = json.load(f)
     materials = {}
 
     def material(spec, mesh_data):
@@ -324,3 +337,6 @@ if __name__ == "__main__":
         main()
     else:
         blender_main(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
+        # PyPI's bpy 4.2 can crash while tearing itself down, after the figures are out.
+        sys.stdout.flush()
+        os._exit(0)

@@ -83,25 +83,6 @@ final class ModelExportTests: XCTestCase {
         XCTAssertEqual(try ModelStats.read(obj).textures, [.init(width: 8, height: 4)])
     }
 
-    func assertARKitCompliant(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
-        let output = try PythonCheck.run("""
-            from pxr import UsdUtils, Usd, UsdGeom
-            checker = UsdUtils.ComplianceChecker(arkit=True)
-            checker.CheckCompliance(\(pythonString(url.path)))
-            problems = checker.GetErrors() + checker.GetFailedChecks()
-            print('PROBLEMS', len(problems))
-            for p in problems: print(p)
-            stage = Usd.Stage.Open(\(pythonString(url.path)))
-            print('UP', UsdGeom.GetStageUpAxis(stage), 'MPU', UsdGeom.GetStageMetersPerUnit(stage))
-            mesh = UsdGeom.Mesh(stage.GetPrimAtPath('/Model/Surface'))
-            print('COUNTS', len(mesh.GetPointsAttr().Get()), len(mesh.GetFaceVertexCountsAttr().Get()))
-            """, modules: ["pxr"], file: file, line: line)
-        guard let output else { return }
-        XCTAssertTrue(output.contains("PROBLEMS 0\n"), output, file: file, line: line)
-        XCTAssertTrue(output.contains("UP Y MPU 1.0"), output, file: file, line: line)
-        XCTAssertTrue(output.contains("COUNTS 642 1280"), output, file: file, line: line)
-    }
-
     func testUSDZPassesTheARKitComplianceChecker() throws {
         let url = try makeBridgeTestDirectory(self).appendingPathComponent("model.usdz")
         try ModelExporter.write(model, to: url)
@@ -215,5 +196,28 @@ final class ModelExportTests: XCTestCase {
 
     private func pythonString(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}
+
+extension XCTestCase {
+    /// Asserts that our model USDZ at `url` (642 points, 1280 triangles, Y up, metres) passes
+    /// usd-core's ARKit compliance checker; nothing when usd-core is absent.
+    func assertARKitCompliant(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let output = try PythonCheck.run("""
+            from pxr import UsdUtils, Usd, UsdGeom
+            checker = UsdUtils.ComplianceChecker(arkit=True)
+            checker.CheckCompliance(\(BadInputs.python(url.path)))
+            problems = checker.GetErrors() + checker.GetFailedChecks()
+            print('PROBLEMS', len(problems))
+            for p in problems: print(p)
+            stage = Usd.Stage.Open(\(BadInputs.python(url.path)))
+            print('UP', UsdGeom.GetStageUpAxis(stage), 'MPU', UsdGeom.GetStageMetersPerUnit(stage))
+            mesh = UsdGeom.Mesh(stage.GetPrimAtPath('/Model/Surface'))
+            print('COUNTS', len(mesh.GetPointsAttr().Get()), len(mesh.GetFaceVertexCountsAttr().Get()))
+            """, modules: ["pxr"], file: file, line: line)
+        guard let output else { return }
+        XCTAssertTrue(output.contains("PROBLEMS 0\n"), output, file: file, line: line)
+        XCTAssertTrue(output.contains("UP Y MPU 1.0"), output, file: file, line: line)
+        XCTAssertTrue(output.contains("COUNTS 642 1280"), output, file: file, line: line)
     }
 }

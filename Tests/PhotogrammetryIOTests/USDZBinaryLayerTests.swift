@@ -42,23 +42,7 @@ final class USDZBinaryLayerTests: XCTestCase {
         }
         XCTAssertEqual(found, 2)
 
-        let output = try PythonCheck.run("""
-            from pxr import UsdUtils, Usd, UsdGeom
-            checker = UsdUtils.ComplianceChecker(arkit=True)
-            checker.CheckCompliance(\(pythonString(url.path)))
-            problems = checker.GetErrors() + checker.GetFailedChecks()
-            print('PROBLEMS', len(problems))
-            for p in problems: print(p)
-            stage = Usd.Stage.Open(\(pythonString(url.path)))
-            print('UP', UsdGeom.GetStageUpAxis(stage), 'MPU', UsdGeom.GetStageMetersPerUnit(stage))
-            mesh = UsdGeom.Mesh(stage.GetPrimAtPath('/Model/Surface'))
-            print('COUNTS', len(mesh.GetPointsAttr().Get()), len(mesh.GetFaceVertexCountsAttr().Get()))
-            """, modules: ["pxr"])
-        if let output {
-            XCTAssertTrue(output.contains("PROBLEMS 0\n"), output)
-            XCTAssertTrue(output.contains("UP Y MPU 1.0"), output)
-            XCTAssertTrue(output.contains("COUNTS 642 1280"), output)
-        }
+        try assertARKitCompliant(url)
 
         let stats = try ModelStats.read(url)
         XCTAssertEqual([stats.vertices, stats.triangles], [642, 1280])
@@ -121,9 +105,5 @@ final class USDZBinaryLayerTests: XCTestCase {
         XCTAssertEqual(lines.count, 2)
         XCTAssertTrue(lines[1].hasPrefix("\(url.path): read by the text reader"), lines[1])
         XCTAssertEqual(read.lengthUnit, .metres)
-    }
-
-    private func pythonString(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 }

@@ -14,13 +14,6 @@ import PhotogrammetryTestSupport
 /// rerunning only the metric scale; without the file the run has no scale. With pose priors 3 %
 /// off in scale, the markers correct them in the priors' frame.
 final class MarkerScaleEndToEndTests: XCTestCase {
-    private func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-marker-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
-    }
-
     /// The median over camera pairs of their distance in `model` over the same in `truth`.
     func centreDistanceRatio(_ model: Reconstruction, _ truth: Reconstruction) -> Double {
         func centres(_ r: Reconstruction) -> [String: SIMD3<Double>] {
@@ -38,7 +31,7 @@ final class MarkerScaleEndToEndTests: XCTestCase {
 
     func testMarkersBesideTheImagesPutTheRunInMetres() throws {
         let dataset = Repository.datasets.appendingPathComponent("markers-12")
-        let work = try temporaryDirectory()
+        let work = try makeBridgeTestDirectory(self)
         let capture = work.appendingPathComponent("capture")
         try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
         for item in ["images", "markers.json"] {
@@ -81,7 +74,7 @@ final class MarkerScaleEndToEndTests: XCTestCase {
 
     func testMarkersCorrectThePriorsScaleInTheirFrame() throws {
         let dataset = Repository.datasets.appendingPathComponent("markers-12")
-        let work = try temporaryDirectory()
+        let work = try makeBridgeTestDirectory(self)
         let capture = work.appendingPathComponent("capture")
         try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))

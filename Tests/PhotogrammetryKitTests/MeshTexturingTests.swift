@@ -47,22 +47,10 @@ final class MeshTexturingTests: XCTestCase {
 
         // Rendered from the first photo's camera, the textured plane is the photo again.
         let view = views[0]
-        let render = try MeshRenderer(result.model).render(RenderCamera(
-            width: view.width, height: view.height, focalLengths: SIMD2(view.fx, view.fy),
-            principalPoint: SIMD2(view.cx, view.cy), camFromWorld: view.camFromWorld))
-        let photo = TextureAtlasTests.render(view, occluder: false)
-        var squared = 0.0, samples = 0
-        for i in 0..<(view.width * view.height) where render.pixels[4 * i + 3] != 0 {
-            for c in 0..<3 {
-                let d = Double(render.pixels[4 * i + c]) - Double(photo[i][c])
-                squared += d * d
-                samples += 1
-            }
-        }
+        let (psnr, samples) = try TextureAtlasTests.psnrAgainstPhoto(result.model, from: view)
         XCTAssertGreaterThan(samples, 3 * view.width * view.height / 4, "the plane fills most of the view")
         // Photo to atlas to render resamples waves a few pixels long twice: about 29 dB. Colours
         // from the wrong place (waves of amplitude 90 out of step) would give about 9 dB.
-        let psnr = 10 * log10(255 * 255 / (squared / Double(samples)))
         XCTAssertGreaterThan(psnr, 25, "render against photo: \(psnr) dB")
     }
 

@@ -13,13 +13,6 @@ import PhotogrammetryTestSupport
 /// (scripts/analysis/nerfstudio-load.py), for folder, zip and video captures, after OUTPUT and
 /// the capture move together and after the capture is gone; our own reader reads it back.
 final class NerfstudioExportTests: XCTestCase {
-    private func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-nerfstudio-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
-    }
-
     /// What scripts/analysis/nerfstudio-load.py reports for `data` (it fails the test when it
     /// finds an image or the cloud missing or unreadable).
     private func nerfstudioLoad(_ data: URL, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
@@ -53,7 +46,7 @@ final class NerfstudioExportTests: XCTestCase {
     /// capture move together and after the capture is deleted. Our reader reads the file back,
     /// and as pose priors it names every image of the capture.
     func testAFolderCaptureLoadsFromOutputWhereverItMoves() throws {
-        let root = try temporaryDirectory()
+        let root = try makeBridgeTestDirectory(self)
         let capture = root.appendingPathComponent("captures/temple/images")
         try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
         let names = try BadInputs.copyGoodImages(5, to: capture)
@@ -88,7 +81,7 @@ final class NerfstudioExportTests: XCTestCase {
 
     /// A zip capture, whose unpacked images go with work/input at the end of the run.
     func testAZipCaptureLoadsAfterItsUnpackedCopyIsGone() throws {
-        let root = try temporaryDirectory()
+        let root = try makeBridgeTestDirectory(self)
         let parts = root.appendingPathComponent("parts")
         try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
         let names = try BadInputs.copyGoodImages(5, to: parts)
@@ -102,7 +95,7 @@ final class NerfstudioExportTests: XCTestCase {
 
     /// A video capture, whose keyframes live in work/video: found from images/ after work/ is deleted.
     func testAVideoCaptureLoadsWithoutItsWorkFolder() throws {
-        let root = try temporaryDirectory()
+        let root = try makeBridgeTestDirectory(self)
         let output = root.appendingPathComponent("out")
         try reconstruct(Repository.datasets.appendingPathComponent("video/templeRing-12.mp4"), output, logs: root)
         try FileManager.default.removeItem(at: output.appendingPathComponent("work"))
@@ -112,7 +105,7 @@ final class NerfstudioExportTests: XCTestCase {
     /// HEIC and a JPEG with an EXIF rotation become upright JPEGs named after them, with the
     /// pixels the pipeline decoded; a plain JPEG and PNG are linked as they are.
     func testFilesNerfstudioCannotReadAsThePipelineDidAreConverted() throws {
-        let root = try temporaryDirectory()
+        let root = try makeBridgeTestDirectory(self)
         let plain = root.appendingPathComponent("plain.jpg"), rotated = root.appendingPathComponent("rotated.jpg")
         try BadInputs.jpeg().write(to: plain)
         // An APP1 segment holding Orientation (0x0112) = 6, 90 degrees clockwise.

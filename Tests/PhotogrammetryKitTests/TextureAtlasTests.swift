@@ -50,6 +50,24 @@ final class TextureAtlasTests: XCTestCase {
         return (try PointCloud(points: points, triangles: triangles), planeFaces)
     }
 
+    /// `model` rendered from `view`'s camera against the plane's photo from there (no occluder):
+    /// the PSNR over the pixels the model covers, and how many channel samples that was.
+    static func psnrAgainstPhoto(_ model: MeshModel, from view: MVSView) throws -> (psnr: Double, samples: Int) {
+        let image = try MeshRenderer(model).render(RenderCamera(
+            width: view.width, height: view.height, focalLengths: SIMD2(view.fx, view.fy),
+            principalPoint: SIMD2(view.cx, view.cy), camFromWorld: view.camFromWorld))
+        let photo = Self.render(view, occluder: false)
+        var squared = 0.0, samples = 0
+        for i in 0..<(view.width * view.height) where image.pixels[4 * i + 3] != 0 {
+            for c in 0..<3 {
+                let d = Double(image.pixels[4 * i + c]) - Double(photo[i][c])
+                squared += d * d
+                samples += 1
+            }
+        }
+        return (10 * log10(255 * 255 / (squared / Double(samples))), samples)
+    }
+
     /// Renders what a view sees (the plane, the occluder in front when present), one ray per
     /// pixel centre, with `offset` added to every channel (an exposure step) and, on the plane,
     /// `gradient` times its y (shading that changes across the surface, as light does).

@@ -157,20 +157,8 @@ final class USDCoreReadingTests: XCTestCase {
         XCTAssertEqual(textured.status, 0, textured.standardError)
         let result = try ModelReader.read(output.appendingPathComponent("model.glb"))
         let view = views[0]
-        let render = try MeshRenderer(result).render(RenderCamera(
-            width: view.width, height: view.height, focalLengths: SIMD2(view.fx, view.fy),
-            principalPoint: SIMD2(view.cx, view.cy), camFromWorld: view.camFromWorld))
-        let photo = TextureAtlasTests.render(view, occluder: false)
-        var squared = 0.0, samples = 0
-        for i in 0..<(view.width * view.height) where render.pixels[4 * i + 3] != 0 {
-            for c in 0..<3 {
-                let d = Double(render.pixels[4 * i + c]) - Double(photo[i][c])
-                squared += d * d
-                samples += 1
-            }
-        }
+        let (psnr, samples) = try TextureAtlasTests.psnrAgainstPhoto(result, from: view)
         XCTAssertGreaterThan(samples, 3 * view.width * view.height / 4, "the plane fills most of the view")
-        let psnr = 10 * log10(255 * 255 / (squared / Double(samples)))
         XCTAssertGreaterThan(psnr, 25, "render of the textured USDZ plane against the photo: \(psnr) dB")
     }
 

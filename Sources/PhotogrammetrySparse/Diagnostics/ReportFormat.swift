@@ -61,6 +61,9 @@ package enum ReportFormat {
         switch report.scaleSource {
         case "lidar_depth"?: return "metres, from the depth images"
         case "pose_priors"?: return "metres, from the pose priors"
+        case "markers"?: return "metres, from \(report.metricScaleMarkers.map { "\($0) " } ?? "")printed markers"
+        case "user"?: return "metres, from the scale given (--scale)"
+        case "known_distance"?: return "metres, from the distance given (--known-distance)"
         case let source?: return "metres, from \(source.replacingOccurrences(of: "_", with: " "))"
         case nil: return "metres"
         }

@@ -16,6 +16,7 @@ enum ReconstructCommand {
         }
         options.sparseOnly = parsed.flags.contains("sparse-only")
         options.noMesh = parsed.flags.contains("no-mesh")
+        options.markerFrame = parsed.flags.contains("marker-frame")
         return options
     }
 

@@ -12,7 +12,8 @@ import PhotogrammetryTestSupport
 /// `markers.json` beside its images: the run is in metres from the markers (camera distances as in
 /// the ground truth within 1 %); a known distance between two markers' centres goes before them,
 /// rerunning only the metric scale; without the file the run has no scale. With pose priors 3 %
-/// off in scale, the markers correct them in the priors' frame.
+/// off in scale, the markers correct them in the priors' frame. With `--marker-frame` the cameras
+/// are where the truth has them in the board's frame.
 final class MarkerScaleEndToEndTests: XCTestCase {
     /// The median over camera pairs of their distance in `model` over the same in `truth`.
     func centreDistanceRatio(_ model: Reconstruction, _ truth: Reconstruction) -> Double {
@@ -111,5 +112,73 @@ final class MarkerScaleEndToEndTests: XCTestCase {
         let offAfter = try meanCentreError(try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse")))
         XCTAssertLessThan(offAfter, 0.25 * offBefore, "the markers' scale, in the priors' axes and origin")
         XCTAssertEqual(try XCTUnwrap(second.metricScale) / (try XCTUnwrap(first.metricScale)), 1 / priorScale, accuracy: 0.01)
+    }
+
+    func testMarkerFramePutsTheCamerasWhereTheBoardHasThem() throws {
+        let dataset = Repository.datasets.appendingPathComponent("markers-12")
+        let work = try makeBridgeTestDirectory(self)
+        let capture = work.appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        for item in ["images", "markers.json"] {
+            try FileManager.default.copyItem(at: dataset.appendingPathComponent(item), to: capture.appendingPathComponent(item))
+        }
+        let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
+        // SOURCE.md: the board in z = 0, the markers' centres averaging to the origin, each marker's
+        // corner 0 to 1 along +x. So the board's frame is X = x, Y = z, Z = X × Y = -y.
+        let boardFromTruth = Matrix3(rows: SIMD3(1, 0, 0), SIMD3(0, 0, 1), SIMD3(0, -1, 0))
+        let truthCentres = Dictionary(uniqueKeysWithValues: truth.images.values.map {
+            ($0.name, boardFromTruth * $0.camFromWorld!.centerInWorld)
+        })
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+        options.markerFrame = true
+        let output = work.appendingPathComponent("out")
+        let events = EventRecorder()
+        let report = try ReconstructionPipeline(input: capture, output: output, options: options, progress: events).run()
+        XCTAssertEqual(report.modelFrame, "marker_board")
+        XCTAssertNil(report.modelFrameNote)
+        XCTAssertTrue(events.codes.contains(PipelineEvent.markerFrame.code))
+        let sparse = try Reconstruction.readColmapText(from: output.appendingPathComponent("sparse"))
+        var model: [SIMD3<Double>] = [], expected: [SIMD3<Double>] = []
+        for image in sparse.images.values {
+            guard let pose = image.camFromWorld else { continue }
+            model.append(pose.centerInWorld)
+            expected.append(try XCTUnwrap(truthCentres[image.name]))
+        }
+        XCTAssertGreaterThanOrEqual(model.count, 10)
+        // Every camera within 1 % of its distance from the board's centre (0.5 m: 5 mm), which
+        // the scale's 1 % and a tilt of half a degree each stay inside.
+        let errors = zip(model, expected).map { length($0 - $1) / length($1) }
+        print(String(format: "marker frame: camera centre error median %.3f %%, max %.3f %% of the camera distance",
+                     100 * MetricScale.median(errors), 100 * (errors.max() ?? 0)))
+        XCTAssertLessThan(errors.max() ?? .infinity, 0.01)
+        // Up: the truth's cameras mapped onto the model's by a rotation that keeps +Y within 1°.
+        let fit = try XCTUnwrap(Similarity3.leastSquares(from: expected, to: model))
+        let tilt = acos(min(1, dot(fit.rotation * SIMD3(0, 1, 0), SIMD3(0, 1, 0)))) * 180 / .pi
+        print(String(format: "marker frame: up off the board's normal by %.3f degrees", tilt))
+        XCTAssertLessThan(tilt, 1)
+
+        // Without the flag: only the upright stage (and those after it) runs again.
+        options.markerFrame = false
+        let upright = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        XCTAssertEqual(upright.modelFrame, "upright")
+        XCTAssertTrue(upright.stages.contains { $0.name == "metric-scale" && $0.resumed })
+        XCTAssertTrue(upright.stages.contains { $0.name == "upright" && !$0.resumed })
+    }
+
+    func testMarkerFrameWithoutMarkersStopsAtOnce() throws {
+        let dataset = Repository.datasets.appendingPathComponent("markers-12")
+        let work = try makeBridgeTestDirectory(self)
+        let capture = work.appendingPathComponent("capture")
+        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: dataset.appendingPathComponent("images"), to: capture.appendingPathComponent("images"))
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+        options.markerFrame = true
+        XCTAssertThrowsError(try ReconstructionPipeline(input: capture,
+                                                        output: work.appendingPathComponent("out"), options: options,
+                                                        progress: nil).run()) { error in
+            XCTAssertTrue("\(error)".contains("--marker-frame needs markers"), "\(error)")
+        }
     }
 }

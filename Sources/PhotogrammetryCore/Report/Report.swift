@@ -118,6 +118,12 @@ public struct Report: Codable, Sendable {
     public var metricScaleMarkers: Int?
     /// Why there is no metric scale although views carry depth images.
     public var metricScaleNote: String?
+    /// The model files' frame: "marker_board" (`--marker-frame`: origin and +Y on the printed
+    /// marker board), "upright" (+Y up, centred), "pose_priors" (the priors' frame) or
+    /// "reconstruction" (as SfM left it: the cameras could not tell up).
+    public var modelFrame: String?
+    /// Why the model is not in the marker board's frame although `--marker-frame` asked for it.
+    public var modelFrameNote: String?
     public var stages: [Stage] = []
     public var version = Report.programVersion
     /// The capture read, absolute.
@@ -144,6 +150,7 @@ public struct Report: Codable, Sendable {
         case metricScale = "metric_scale", scaleSource = "scale_source", metricScaleSpread = "metric_scale_spread"
         case metricScalePoints = "metric_scale_points", metricScaleNote = "metric_scale_note"
         case metricScaleMarkers = "metric_scale_markers"
+        case modelFrame = "model_frame", modelFrameNote = "model_frame_note"
         case input, options, optionsFingerprint = "options_fingerprint", complete
     }
 
@@ -160,7 +167,7 @@ public struct Report: Codable, Sendable {
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
                     "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",
-                    "video"]
+                    "model_frame", "model_frame_note", "video"]
             where object[key] == nil {
             object[key] = NSNull()
         }

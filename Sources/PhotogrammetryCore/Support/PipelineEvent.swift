@@ -45,6 +45,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 7xx metric scale
     case metricScale = 700
     case depthUnusable = 701
+    case markerFrame = 702
+    case markerFrameUnavailable = 703
     // 8xx model files
     case usdCoreUnavailable = 800
     // 9xx the run
@@ -85,7 +87,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .tooFewImages, .stageFailed, .captureFailed: .error
         case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
              .finerFeaturesFailed, .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped,
-             .depthUnusable, .usdCoreUnavailable: .warning
+             .depthUnusable, .markerFrameUnavailable, .usdCoreUnavailable: .warning
         default: .info
         }
     }

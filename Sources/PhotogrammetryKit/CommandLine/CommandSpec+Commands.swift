@@ -24,7 +24,7 @@ extension CommandSpec {
         abstract: "Reconstructs a capture: a sparse model, a dense point cloud, a textured mesh and a report.",
         arguments: [.input, .modelOutput],
         options: [.detail(ReconstructionOptions().detail, sizing: Option.Sized.allCases)]
-            + Option.pipeline(before: [.room, .mask, .intrinsics, .priors, .markers, .scale, .knownDistance,
+            + Option.pipeline(before: [.room, .mask, .intrinsics, .priors, .markers, .markerFrame, .scale, .knownDistance,
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
         discussion: [
@@ -344,6 +344,11 @@ extension CommandSpec.Option {
                               + "beside the images says the same: {\"dictionary\": \"DICT_4X4_50\", \"size_m\": 0.05}, "
                               + "optionally with sizes of particular ids, \"sizes_m\": {\"3\": 0.1}.",
                               default: "a markers.json beside the images, if any; else no marker is looked for")
+
+    static let markerFrame = Self("marker-frame", "Put the model in the frame of the printed marker board (needs --markers or "
+                                  + "a markers.json): the origin at the markers' centre on the board, +Y the board's normal "
+                                  + "on the cameras' side, +X along the lowest id's top edge. Without enough markers located "
+                                  + "(2) the model is stood upright as usual; with pose priors it stays in their frame.")
 
     static let scale = Self("scale", value: "FACTOR", "Metres per model unit: the model is multiplied by it. The scale's "
                             + "sources, first found first: --scale or --known-distance, markers, depth images (a depth/ "

@@ -10,6 +10,7 @@ extension ReconstructionOptions {
         stage.decodeLimits = decodeLimits
         stage.markers = markers
         stage.knownDistanceMarkerIDs = userScale?.knownDistance?.markerIDs ?? []
+        stage.markerFrame = markerFrame
         return stage
     }
 
@@ -82,6 +83,13 @@ extension ReconstructionOptions {
         var stage = MetricScaleStage.Options()
         stage.markers = markers
         stage.userScale = userScale
+        return stage
+    }
+
+    /// Stage 13: upright, or the marker board's frame.
+    public var uprightStage: UprightStage.Options {
+        var stage = UprightStage.Options()
+        stage.markerFrame = markerFrame
         return stage
     }
 

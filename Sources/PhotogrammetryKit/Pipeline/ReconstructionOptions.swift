@@ -30,6 +30,8 @@ public struct ReconstructionOptions: Sendable {
     public var markers: MarkerSpec?
     /// The scale the user states (`--scale`, `--known-distance`), before every other source. Default nil.
     public var userScale: UserScale?
+    /// Tie the model's frame to the printed marker board (`--marker-frame`): needs markers. Default false.
+    public var markerFrame = false
     /// Pinhole intrinsics to hold fixed, from `--intrinsics`. Default nil (self-calibrate).
     public var fixedIntrinsics: FixedIntrinsics?
     /// Worker threads for every parallel stage. Default 2.

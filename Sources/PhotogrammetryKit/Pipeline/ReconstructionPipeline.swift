@@ -81,7 +81,7 @@ public final class ReconstructionPipeline {
                          skip: options.priors == .disabled),                                // 10. into the pose priors' frame
             PipelineStep(DiagnosticsStage(options: options.diagnosticsStage)),              // 11. statistics, coverage, advice
             PipelineStep(MetricScaleStage(options: options.metricScaleStage)),              // 12. metres: user, markers, depth
-            PipelineStep(UprightStage()),                                                   // 13. +Y up, centred
+            PipelineStep(UprightStage(options: options.uprightStage)),                       // 13. +Y up, centred
             PipelineStep(ExportStage()),                                                    // 14. sparse/, transforms.json
             PipelineStep(DenseStage(options: options.denseStage), skip: options.sparseOnly, mayFail: true), // 15. dense.ply
             PipelineStep(SurfaceStage(options: options.surfaceStage), skip: noMesh, mayFail: true),  // 16. surface, decimated

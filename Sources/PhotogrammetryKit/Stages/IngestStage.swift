@@ -26,6 +26,8 @@ public struct IngestStage: ReconstructionStage {
         /// Marker ids `--known-distance` names: the run then needs markers. Not in the key (as
         /// ``markers``).
         public var knownDistanceMarkerIDs: [Int] = []
+        /// `--marker-frame`: the run then needs markers. Not in the key (as ``markers``).
+        public var markerFrame = false
 
         public init() {}
 
@@ -177,6 +179,10 @@ public struct IngestStage: ReconstructionStage {
     /// `--known-distance` names markers and there are none, or names an id not in their dictionary.
     func resolveMarkers(_ capture: Capture) throws -> CaptureMarkers? {
         let markers = try CaptureMarkers.resolve(given: options.markers, in: capture)
+        if options.markerFrame, markers == nil {
+            throw PipelineError.invalidOption("--marker-frame needs markers, but the run has no --markers DICT:SIZE_M and the capture "
+                                              + "no \(MarkerSpec.fileName)")
+        }
         guard !options.knownDistanceMarkerIDs.isEmpty else { return markers }
         guard let markers else {
             throw PipelineError.invalidOption("--known-distance names markers, but the run has no --markers DICT:SIZE_M and the "

@@ -91,8 +91,13 @@ public struct MetricScaleStage: CheckpointedStage {
 
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
         let alignment = scene.priorAlignments.first ?? nil
+        // The markers follow the largest model's scale, whichever source set it.
+        let located = output.markers?.markers ?? []
+        var appliedFactor = 1.0
+        defer { scene.boardMarkers = Self.scaled(located, by: appliedFactor) }
         if let user = output.user, let factor = user.factor, !scene.models.isEmpty {
             scene.models[0] = scene.models[0].scaled(by: factor)
+            appliedFactor = factor
             Self.report(factor: factor, source: user.source, spread: nil, points: user.modelDistance.map { _ in 2 },
                         markers: user.scale.knownDistance.flatMap { $0.markerIDs.isEmpty ? nil : $0.markerIDs.count }, alignment: alignment, overriding: output,
                         in: &scene.report)
@@ -106,6 +111,7 @@ public struct MetricScaleStage: CheckpointedStage {
         }
         if let markers = output.markers, let estimate = markers.estimates.first ?? nil {
             scene.models = markers.apply(to: scene.models)
+            appliedFactor = estimate.factor
             Self.report(factor: estimate.factor, source: "markers", spread: estimate.spread, points: 4 * estimate.points,
                         markers: estimate.points, alignment: alignment, overriding: output, in: &scene.report)
             context.progress?.event(.metricScale, String(format: "metric scale: %.6g m per model unit from %d markers in %d views "
@@ -126,6 +132,7 @@ public struct MetricScaleStage: CheckpointedStage {
         }
         guard let scaling = output.scaling else { return }
         scene.models = scaling.apply(to: scene.models)
+        appliedFactor = (scaling.estimates.first ?? nil)?.factor ?? 1
         // With priors, depth that gave no factor leaves the priors' metres, and the report saying so.
         let depthSetsScale = alignment == nil || scaling.factor != nil
         if depthSetsScale { Self.report(scaling, in: &scene.report) }
@@ -164,6 +171,15 @@ public struct MetricScaleStage: CheckpointedStage {
         report.metricScaleNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
         for i in report.images.indices {
             report.images[i].centerTop = report.images[i].centerTop?.map { $0 * factor }
+        }
+    }
+
+    /// `markers` with their corners times `factor`, as ``Reconstruction/scaled(by:)`` moves the model.
+    static func scaled(_ markers: [MarkerScale.MeasuredMarker], by factor: Double) -> [MarkerScale.MeasuredMarker] {
+        markers.map { marker in
+            var marker = marker
+            marker.corners = marker.corners.map { $0 * factor }
+            return marker
         }
     }
 

@@ -67,6 +67,7 @@ public struct PriorAlignmentStage: CheckpointedStage {
         }
         scene.models = output.models
         scene.priorAlignments = output.alignments
+        if (output.alignments.first ?? nil) != nil { scene.report.modelFrame = "pose_priors" }
         for (n, alignment) in output.alignments.enumerated() {
             let which = n == 0 ? "sparse" : "model \(n + 1)"
             guard let a = alignment else {

@@ -45,6 +45,9 @@ public final class ReconstructionScene {
     public var models: [Reconstruction] = []
     /// With pose priors: per model, how it was put in the priors' frame (nil: it was not).
     public var priorAlignments: [PriorAlignment?] = []
+    /// The largest model's located markers in its frame as the metric scale left it (scaled with
+    /// it): what `--marker-frame` ties the model's frame to. Empty without markers.
+    public var boardMarkers: [MarkerScale.MeasuredMarker] = []
     /// Whether a stage whose failure does not stop the run (dense, surface, model) failed: the
     /// report then says the run is incomplete.
     public var incomplete = false

@@ -375,6 +375,10 @@ final class OptionDefaultsTests: XCTestCase {
         XCTAssertNil(stage.markers)
         XCTAssertNil(stage.userScale)
         XCTAssertFalse(stage.keyText.contains("markers"), "a run without markers keeps the key it had")
+        XCTAssertEqual(MarkerFrame.minMarkers, 2)
+        XCTAssertEqual(MarkerFrame.maxPlaneRMSFraction, 0.02)
+        XCTAssertFalse(UprightStage.Options().markerFrame)
+        XCTAssertEqual(UprightStage.Options().keyText, "", "a run without --marker-frame keeps the key it had")
     }
 
     func testReconstructionDefaults() {
@@ -391,6 +395,7 @@ final class OptionDefaultsTests: XCTestCase {
         XCTAssertEqual(o.seed, 0)
         XCTAssertNil(o.cameraModel)
         XCTAssertFalse(o.noMesh)
+        XCTAssertFalse(o.markerFrame)
     }
 
     /// The stages' own defaults (the rest of their options are the structs above).

@@ -138,6 +138,8 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
         case .metricScale: "the model's metric scale from the user (`--scale`, `--known-distance`), printed markers, the views' depth images or the pose priors (factor, spread, points, markers or cameras), or why a source gave none"
         case .depthUnusable: "a view's depth image cannot give scale (no metric range, not in the photo's frame, unreadable): not used"
+        case .markerFrame: "`--marker-frame`: the model is in the marker board's frame (markers fitted, the corners' distance from the plane, the marker giving +X)"
+        case .markerFrameUnavailable: "`--marker-frame` asked for, but too few markers were located or they are not on one plane: the model is stood upright instead"
         case .usdCoreUnavailable: "usd-core (Python's `pxr`) could not be used: `model.usdz` written with a text layer, or a USD file read by the text reader; the message names the file and why"
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
         case .stageResumed: "a stage's output was loaded from its checkpoint (`work/checkpoints/`, same key: same inputs and options), not computed"

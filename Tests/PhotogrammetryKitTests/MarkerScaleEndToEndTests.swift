@@ -30,7 +30,9 @@ final class MarkerScaleEndToEndTests: XCTestCase {
         return MetricScale.median(ratios)
     }
 
-    func testMarkersBesideTheImagesPutTheRunInMetres() throws {
+    /// markers-12's images and markers.json copied into a fresh folder: the dataset, the folder
+    /// and the capture in it.
+    private func markerCapture() throws -> (dataset: URL, work: URL, capture: URL) {
         let dataset = Repository.datasets.appendingPathComponent("markers-12")
         let work = try makeBridgeTestDirectory(self)
         let capture = work.appendingPathComponent("capture")
@@ -38,6 +40,11 @@ final class MarkerScaleEndToEndTests: XCTestCase {
         for item in ["images", "markers.json"] {
             try FileManager.default.copyItem(at: dataset.appendingPathComponent(item), to: capture.appendingPathComponent(item))
         }
+        return (dataset, work, capture)
+    }
+
+    func testMarkersBesideTheImagesPutTheRunInMetres() throws {
+        let (dataset, work, capture) = try markerCapture()
         let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
         let output = work.appendingPathComponent("out")
         var options = ReconstructionOptions()
@@ -115,13 +122,7 @@ final class MarkerScaleEndToEndTests: XCTestCase {
     }
 
     func testMarkerFramePutsTheCamerasWhereTheBoardHasThem() throws {
-        let dataset = Repository.datasets.appendingPathComponent("markers-12")
-        let work = try makeBridgeTestDirectory(self)
-        let capture = work.appendingPathComponent("capture")
-        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
-        for item in ["images", "markers.json"] {
-            try FileManager.default.copyItem(at: dataset.appendingPathComponent(item), to: capture.appendingPathComponent(item))
-        }
+        let (dataset, work, capture) = try markerCapture()
         let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
         // SOURCE.md: the board in z = 0, the markers' centres averaging to the origin, each marker's
         // corner 0 to 1 along +x. So the board's frame is X = x, Y = z, Z = X × Y = -y.

@@ -89,11 +89,7 @@ final class MarkerScaleEndToEndTests: XCTestCase {
         let truth = try Reconstruction.readColmapText(from: dataset.appendingPathComponent("gt_sparse"))
         // Priors whose metres are 3 % long, as a tracking's drift makes them.
         let priorScale = 1.03
-        var priors = truth
-        for (id, image) in truth.images {
-            let pose = image.camFromWorld!
-            priors.images[id]?.camFromWorld = Rigid3(rotation: pose.rotation, translation: -(pose.rotation * (priorScale * pose.centerInWorld)))
-        }
+        let priors = truth.centresScaled(by: priorScale)
         try NerfstudioTransforms(priors, filePath: { "images/" + $0 }).jsonData()
             .write(to: capture.appendingPathComponent("transforms.json"))
         let truthByName = Dictionary(uniqueKeysWithValues: truth.images.values.map { ($0.name, $0.camFromWorld!) })

@@ -17,18 +17,7 @@ final class MeshTexturingTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
 
         // Four photos of TextureAtlasTests' plane, and their poses as an ARKit app would export them.
-        let views = [TextureAtlasTests.view(at: SIMD3(0, 0, -3), lookingAt: .zero),
-                     TextureAtlasTests.view(at: SIMD3(1.2, 0.3, -2.8), lookingAt: .zero),
-                     TextureAtlasTests.view(at: SIMD3(-1.1, -0.4, -2.9), lookingAt: .zero),
-                     TextureAtlasTests.view(at: SIMD3(0.2, 1.2, -2.8), lookingAt: .zero)]
-        var posed = Reconstruction()
-        posed.addCamera(Camera(id: CameraID(1), model: .pinhole, width: 240, height: 180, params: [200, 200, 120, 90]))
-        for (k, view) in views.enumerated() {
-            try TestPNG.writeRGB(TextureAtlasTests.render(view, occluder: false), width: view.width, height: view.height,
-                                 to: images.appendingPathComponent("view\(k).png"))
-            posed.addImage(Image(id: ImageID(k + 1), name: "view\(k).png", cameraID: CameraID(1),
-                                 camFromWorld: view.camFromWorld, points2D: []))
-        }
+        let (views, posed) = try TextureAtlasTests.writePlanePhotos(into: images)
         try NerfstudioTransforms(posed, filePath: { "images/" + $0 }).jsonData()
             .write(to: folder.appendingPathComponent("capture/transforms.json"))
 

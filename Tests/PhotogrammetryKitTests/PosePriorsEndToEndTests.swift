@@ -84,11 +84,7 @@ final class PosePriorsEndToEndTests: XCTestCase {
     func testDepthImagesCorrectThePriorsScale() throws {
         let (work, capture, truth) = try templeRingCapture()
         let priorScale = 1.03
-        var priors = truth
-        for (id, image) in truth.images {
-            let pose = image.camFromWorld!
-            priors.images[id]?.camFromWorld = Rigid3(rotation: pose.rotation, translation: -(pose.rotation * (priorScale * pose.centerInWorld)))
-        }
+        let priors = truth.centresScaled(by: priorScale)
         try NerfstudioTransforms(priors, filePath: { "images/" + $0 }).jsonData()
             .write(to: capture.appendingPathComponent("transforms.json"))
         let truthByName = Dictionary(uniqueKeysWithValues: truth.images.values.map { ($0.name, $0.camFromWorld!) })

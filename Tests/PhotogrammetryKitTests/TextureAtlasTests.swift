@@ -50,6 +50,24 @@ final class TextureAtlasTests: XCTestCase {
         return (try PointCloud(points: points, triangles: triangles), planeFaces)
     }
 
+    /// Four photos of the plane written into `images` as `view0.png` …, and their poses as an
+    /// ARKit app would export them.
+    static func writePlanePhotos(into images: URL) throws -> (views: [MVSView], posed: Reconstruction) {
+        let views = [view(at: SIMD3(0, 0, -3), lookingAt: .zero),
+                     view(at: SIMD3(1.2, 0.3, -2.8), lookingAt: .zero),
+                     view(at: SIMD3(-1.1, -0.4, -2.9), lookingAt: .zero),
+                     view(at: SIMD3(0.2, 1.2, -2.8), lookingAt: .zero)]
+        var posed = Reconstruction()
+        posed.addCamera(Camera(id: CameraID(1), model: .pinhole, width: 240, height: 180, params: [200, 200, 120, 90]))
+        for (k, view) in views.enumerated() {
+            try TestPNG.writeRGB(render(view, occluder: false), width: view.width, height: view.height,
+                                 to: images.appendingPathComponent("view\(k).png"))
+            posed.addImage(Image(id: ImageID(k + 1), name: "view\(k).png", cameraID: CameraID(1),
+                                 camFromWorld: view.camFromWorld, points2D: []))
+        }
+        return (views, posed)
+    }
+
     /// `model` rendered from `view`'s camera against the plane's photo from there (no occluder):
     /// the PSNR over the pixels the model covers, and how many channel samples that was.
     static func psnrAgainstPhoto(_ model: MeshModel, from view: MVSView) throws -> (psnr: Double, samples: Int) {

@@ -37,7 +37,10 @@ public struct ReportStage: ReconstructionStage {
     /// undistorted views; nil without a model. A model that cannot be read or drawn leaves the
     /// page without renders rather than failing the report.
     func modelRenders(_ scene: ReconstructionScene, _ context: StageContext) -> ModelRenders? {
-        guard let file = context.layout.modelFiles.first(where: { FileManager.default.fileExists(atPath: $0.path) }),
+        let written = context.layout.modelFiles.filter { FileManager.default.fileExists(atPath: $0.path) }
+        // The same model in any of its files; a USDZ is read through usd-core's helper process,
+        // the others in this one.
+        guard let file = written.first(where: { ModelFormat(url: $0) != .usdz }) ?? written.first,
               let model = try? ModelReader.read(file) else { return nil }
         let views = DenseReconstruction.undistortedViews(of: scene.model, in: context.layout.denseWork)
         return try? ModelRenders.make(model: model, cameras: views.map { ($0.name, $0.view, $0.imageURL) })

@@ -3,8 +3,12 @@
 
 Rows (default: all of them, in this order): every capture in $REPO/../shared/datasets with
 images/ (plus templeRing+K), then the captures scripts/data/make-captures.py builds (video-orbit,
-cutout-orbit, lowtex-orbit, lowtex-turntable, fewviews-gray), looked up in --captures (default
-$REPO/out/captures; a missing one is reported in its row: run scripts/data/make-captures.py first).
+cutout-orbit, lowtex-orbit, lowtex-turntable, fewviews-gray), then those
+scripts/data/render-turntable-captures.py renders (turntable-lowtex-busy, turntable-lowtex-plain,
+turntable-textured-plain: fixed-camera turntables with no mask; broken-halves, broken-slip,
+broken-shuffled: captures built to break poses, whose AUC says little: their SOURCE.md says what a
+correct tool must report), all looked up in --captures (default $REPO/out/captures; a missing one is
+reported in its row with the script that makes it).
 --datasets names a subset. For each row:
   (a) ours:   photogrammetry reconstruct <dataset>/images <out>/ours/<name> --sparse-only
               --progress none --threads N [--intrinsics fx,fy,cx,cy] [row arguments] [--ours-args ...]
@@ -56,6 +60,11 @@ CAPTURES = REPO / "out" / "captures"
 KNOWN_INTRINSICS_SUFFIX = "+K"
 # Built by scripts/data/make-captures.py into --captures, in this order after the shared captures.
 GENERATED = ["video-orbit", "cutout-orbit", "lowtex-orbit", "lowtex-turntable", "fewviews-gray"]
+# Rendered by scripts/data/render-turntable-captures.py into --captures, after those.
+RENDERED = ["turntable-lowtex-busy", "turntable-lowtex-plain", "turntable-textured-plain",
+            "broken-halves", "broken-slip", "broken-shuffled"]
+MADE_BY = {**{name: "scripts/data/make-captures.py" for name in GENERATED},
+           **{name: "scripts/data/render-turntable-captures.py" for name in RENDERED}}
 # Arguments for ours per row ({d}: the dataset folder), and what the table's notes say about them.
 ROW_ARGS = {"dtu-scan24": ["--mask", "{d}/masks"]}
 ROW_NOTES = {
@@ -63,6 +72,13 @@ ROW_NOTES = {
     "cutout-orbit": "RGBA PNG, RGB black under alpha 0; no masks/ (the alpha is the mask)",
     "lowtex-orbit": "flattened textures, no masks",
     "lowtex-turntable": "flattened textures, turning object before a static background, no masks",
+    "turntable-lowtex-busy": "textureless object turning before a busy static backdrop, fixed camera, no mask",
+    "turntable-lowtex-plain": "textureless object turning before a plain dark backdrop, fixed camera, no mask",
+    "turntable-textured-plain": "textured object turning before a plain dark backdrop, fixed camera, no mask",
+    "broken-halves": "two objects, half the frames each: no good model exists; must say poses unreliable",
+    "broken-slip": "the object slips on a patterned plate at frame 20: AUC against the plate's frame; "
+                   "must say poses unreliable",
+    "broken-shuffled": "turntable-textured-plain's frames under shuffled names: file order is not turn order",
     "pavilion-outer": "the dataset ships no gt_sparse: AUC against Datasets/reference-poses/pavilion-outer (its own 3x4 poses)",
 }
 
@@ -429,9 +445,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", help="comma-separated names; NAME+K uses gt intrinsics "
                         "(default: every shared capture with images/, plus templeRing+K, then the generated "
-                        "captures " + ", ".join(GENERATED) + ")")
+                        "captures " + ", ".join(GENERATED + RENDERED) + ")")
     parser.add_argument("--captures", type=Path, default=CAPTURES,
-                        help="where scripts/data/make-captures.py wrote its captures (default out/captures)")
+                        help="where scripts/data/make-captures.py and render-turntable-captures.py wrote their "
+                        "captures (default out/captures)")
     parser.add_argument("--reuse-colmap", action="store_true",
                         help="take COLMAP's result from an earlier run in --out when its inputs are unchanged "
                         "(marked \"(cached)\"); default: run COLMAP in this run")
@@ -462,12 +479,12 @@ def main() -> int:
         names = sorted(p.name for p in DATASETS.iterdir() if (p / "images").is_dir())
         if "templeRing" in names:
             names.insert(names.index("templeRing") + 1, "templeRing" + KNOWN_INTRINSICS_SUFFIX)
-        names += GENERATED
-    missing = [n for n in names if n.split(KNOWN_INTRINSICS_SUFFIX)[0] in GENERATED
+        names += GENERATED + RENDERED
+    missing = [n for n in names if n.split(KNOWN_INTRINSICS_SUFFIX)[0] in MADE_BY
                and not (args.captures / n.split(KNOWN_INTRINSICS_SUFFIX)[0] / "images").is_dir()]
-    if missing:
-        print(f"missing in {args.captures}: {', '.join(missing)}: run scripts/data/make-captures.py first"
-              + ("" if args.captures == CAPTURES else f" --out {args.captures}"), file=sys.stderr)
+    for script in sorted({MADE_BY[n.split(KNOWN_INTRINSICS_SUFFIX)[0]] for n in missing}):
+        which = [n for n in missing if MADE_BY[n.split(KNOWN_INTRINSICS_SUFFIX)[0]] == script]
+        print(f"missing in {args.captures}: {', '.join(which)}: run {script} first", file=sys.stderr)
 
     build_error = None
     if not args.skip_ours and not args.no_build:
@@ -495,14 +512,14 @@ def main() -> int:
     rows = []
     for name in names:
         base = name[: -len(KNOWN_INTRINSICS_SUFFIX)] if name.endswith(KNOWN_INTRINSICS_SUFFIX) else name
-        dataset = (args.captures if base in GENERATED else DATASETS) / base
+        dataset = (args.captures if base in MADE_BY else DATASETS) / base
         images, gt = dataset / "images", dataset / "gt_sparse"
         if not (gt / "images.txt").exists() and (REFERENCE_POSES / base / "gt_sparse" / "images.txt").exists():
             gt = REFERENCE_POSES / base / "gt_sparse"  # poses the shared dataset lacks (pavilion-outer)
         row = {"dataset": name, "ours": {}, "colmap": {}, "intrinsics": None}
         rows.append(row)
         if not images.is_dir():
-            hint = ": run scripts/data/make-captures.py first" if base in GENERATED else ""
+            hint = f": run {MADE_BY[base]} first" if base in MADE_BY else ""
             row["ours"]["error"] = row["colmap"]["error"] = f"no {images}{hint}"
             continue
         row["images_total"] = count_images(images)

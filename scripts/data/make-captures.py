@@ -34,7 +34,6 @@ import os
 import shutil
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,7 @@ from scipy import ndimage
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
 from pgscripts import (read_cameras, read_images, rotation_to_quaternion,  # noqa: E402
                        unit_quaternion_to_rotation)
+from pgsift import sift_features  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = (REPO / ".." / "shared" / "datasets").resolve()
@@ -534,23 +534,6 @@ def guided_filter(guide, image, radius, eps):
     a = (box_filter(guide * image, radius) - mean_g * mean_i) / (var_g + eps)
     b = mean_i - a * mean_g
     return box_filter(a, radius) * guide + box_filter(b, radius)
-
-
-_SIFT = None
-
-
-def sift_features(grey):
-    """COLMAP's SIFT (pycolmap, CPU, default options): keypoints (x, y, ...) and descriptors."""
-    global _SIFT
-    import pycolmap
-    if _SIFT is None:
-        options = pycolmap.FeatureExtractionOptions()
-        options.use_gpu = False
-        options.num_threads = 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            _SIFT = pycolmap.Sift(options, pycolmap.Device.cpu)
-    return _SIFT.extract(np.ascontiguousarray(grey, dtype=np.uint8))
 
 
 def grey(rgb):

@@ -28,8 +28,11 @@ import sys
 import time
 
 import bpy
-import numpy as np
-from mathutils import Matrix, Vector
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from blender_capture import (add_camera, add_world_light, clear_scene, configure_render,  # noqa: E402
+                             material_from_image, opencv_cam_from_world, place_camera,
+                             procedural_material, smooth_monkey, stand_on, write_gt_sparse)
 
 BOARD_SIDE = 0.30
 MARKER_SIDE = 0.05
@@ -74,89 +77,10 @@ def board_texture(path):
     subprocess.run(["python3", "-c", program, str(side_px), str(marker_px), path, json.dumps(placements)], check=True)
 
 
-def clear_scene():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-
-
-def material_from_image(name, image_path):
-    material = bpy.data.materials.new(name)
-    material.use_nodes = True
-    nodes, links = material.node_tree.nodes, material.node_tree.links
-    shader = nodes["Principled BSDF"]
-    shader.inputs["Roughness"].default_value = 0.9
-    shader.inputs["Specular"].default_value = 0.1
-    texture = nodes.new("ShaderNodeTexImage")
-    texture.image = bpy.data.images.load(image_path)
-    texture.interpolation = "Cubic"
-    links.new(texture.outputs["Color"], shader.inputs["Base Color"])
-    return material
-
-
-def procedural_material(name, scale, colours, seed):
-    """Noise and Voronoi over a colour ramp, in object coordinates: features SIFT can match."""
-    material = bpy.data.materials.new(name)
-    material.use_nodes = True
-    nodes, links = material.node_tree.nodes, material.node_tree.links
-    shader = nodes["Principled BSDF"]
-    shader.inputs["Roughness"].default_value = 0.8
-    shader.inputs["Specular"].default_value = 0.2
-    coordinates = nodes.new("ShaderNodeTexCoord")
-    mapping = nodes.new("ShaderNodeMapping")
-    mapping.inputs["Location"].default_value = (seed * 1.7, seed * 3.1, seed * 0.7)
-    links.new(coordinates.outputs["Object"], mapping.inputs["Vector"])
-    noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = scale
-    noise.inputs["Detail"].default_value = 10.0
-    noise.inputs["Roughness"].default_value = 0.6
-    links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
-    voronoi = nodes.new("ShaderNodeTexVoronoi")
-    voronoi.inputs["Scale"].default_value = scale * 0.6
-    links.new(mapping.outputs["Vector"], voronoi.inputs["Vector"])
-    mix = nodes.new("ShaderNodeMath")
-    mix.operation = "MULTIPLY_ADD"
-    mix.inputs[1].default_value = 0.7
-    links.new(noise.outputs["Fac"], mix.inputs[0])
-    weight = nodes.new("ShaderNodeMath")
-    weight.operation = "MULTIPLY"
-    weight.inputs[1].default_value = 0.3
-    links.new(voronoi.outputs["Distance"], weight.inputs[0])
-    links.new(weight.outputs["Value"], mix.inputs[2])
-    ramp = nodes.new("ShaderNodeValToRGB")
-    elements = ramp.color_ramp.elements
-    elements[0].position, elements[0].color = 0.35, colours[0] + (1.0,)
-    elements[1].position, elements[1].color = 0.6, colours[-1] + (1.0,)
-    for position, colour in zip(np.linspace(0.35, 0.6, len(colours))[1:-1], colours[1:-1]):
-        element = elements.new(float(position))
-        element.color = colour + (1.0,)
-    links.new(mix.outputs["Value"], ramp.inputs["Fac"])
-    links.new(ramp.outputs["Color"], shader.inputs["Base Color"])
-    return material
-
-
 def build_scene(args, texture_path):
     scene = bpy.context.scene
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = args.samples
-    # Debian's Blender is built without OpenImageDenoise: no denoiser, so a few more samples.
-    scene.cycles.use_denoising = False
-    scene.cycles.max_bounces = 3
-    scene.render.resolution_x, scene.render.resolution_y = args.width, args.height
-    scene.render.resolution_percentage = 100
-    scene.render.image_settings.file_format = "JPEG"
-    scene.render.image_settings.quality = 92
-    scene.view_settings.view_transform = "Standard"
-    scene.render.use_motion_blur = False
-
-    world = bpy.data.worlds.new("world")
-    world.use_nodes = True
-    world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.6, 0.6, 0.6, 1.0)
-    world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.8
-    scene.world = world
-    bpy.ops.object.light_add(type="SUN", location=(0.5, -0.5, 2.0))
-    sun = bpy.context.object
-    sun.data.energy = 3.0
-    sun.rotation_euler = (math.radians(35), math.radians(15), math.radians(30))
+    configure_render(scene, args.width, args.height, args.samples)
+    add_world_light(scene)
 
     # The plate: everything that turns on a turntable is parented to it.
     bpy.ops.object.empty_add(location=(0, 0, 0))
@@ -168,23 +92,10 @@ def build_scene(args, texture_path):
     board.data.materials.append(material_from_image("board", texture_path))
     board.parent = plate
 
-    bpy.ops.mesh.primitive_monkey_add(location=(0, 0, 0))
-    monkey = bpy.context.object
-    bpy.ops.object.modifier_add(type="SUBSURF")
-    monkey.modifiers["Subdivision"].levels = 2
-    monkey.modifiers["Subdivision"].render_levels = 2
-    monkey.rotation_euler = (math.radians(0), 0, 0)
-    bpy.context.view_layer.update()
-    extent = max(monkey.dimensions)
-    scale = OBJECT_SIZE / extent
-    monkey.scale = (scale, scale, scale)
-    bpy.context.view_layer.update()
-    lowest = min((monkey.matrix_world @ Vector(corner)).z for corner in monkey.bound_box)
-    monkey.location.z -= lowest - 0.002
+    monkey = smooth_monkey(OBJECT_SIZE)
     monkey.data.materials.append(procedural_material(
         "object", 8.0, [(0.55, 0.12, 0.05), (0.9, 0.75, 0.3), (0.15, 0.35, 0.6), (0.95, 0.95, 0.9)], 1.0))
-    monkey.parent = plate
-    bpy.context.view_layer.update()
+    stand_on(monkey, 0.0, plate)
     dimensions = tuple(monkey.dimensions)
 
     if args.scene == "orbit":
@@ -207,18 +118,6 @@ def build_scene(args, texture_path):
     return scene, plate, dimensions
 
 
-def look_at(location, target):
-    direction = Vector(target) - Vector(location)
-    return direction.to_track_quat("-Z", "Y").to_euler()
-
-
-def opencv_cam_from_world(camera_matrix_world, world_from_frame):
-    """camFromFrame with OpenCV's axes (x right, y down, z forward) from Blender's camera (y up, -z forward)."""
-    blender_cam_from_world = camera_matrix_world.inverted()
-    flip = Matrix(((1, 0, 0, 0), (0, -1, 0, 0), (0, 0, -1, 0), (0, 0, 0, 1)))
-    return flip @ blender_cam_from_world @ world_from_frame
-
-
 def main():
     args = parse_arguments()
     out = os.path.abspath(args.out)
@@ -229,14 +128,7 @@ def main():
     clear_scene()
     scene, plate, dimensions = build_scene(args, texture_path)
 
-    bpy.ops.object.camera_add()
-    camera = bpy.context.object
-    camera.data.sensor_fit = "HORIZONTAL"
-    camera.data.sensor_width = 36.0
-    camera.data.lens = 35.0
-    camera.data.clip_start = 0.01
-    scene.camera = camera
-    focal_px = args.width * camera.data.lens / camera.data.sensor_width
+    camera, focal_px = add_camera(scene, args.width)
     target = (0.0, 0.0, 0.04)
 
     poses = []
@@ -249,12 +141,7 @@ def main():
         else:
             azimuth, elevation, radius = -math.pi / 2, math.radians(32), 0.55
             plate.rotation_euler = (0, 0, 2 * math.pi * view / args.views)
-        location = (radius * math.cos(elevation) * math.cos(azimuth),
-                    radius * math.cos(elevation) * math.sin(azimuth),
-                    target[2] + radius * math.sin(elevation))
-        camera.location = location
-        camera.rotation_euler = look_at(location, target)
-        bpy.context.view_layer.update()
+        place_camera(camera, azimuth, elevation, radius, target)
         name = f"{view:04d}.jpg"
         scene.render.filepath = os.path.join(out, "images", name)
         bpy.ops.render.render(write_still=True)
@@ -262,16 +149,7 @@ def main():
         poses.append((name, opencv_cam_from_world(camera.matrix_world, plate.matrix_world)))
         print(f"rendered {name} ({time.time() - started:.0f} s)", flush=True)
 
-    with open(os.path.join(out, "gt_sparse", "cameras.txt"), "w") as f:
-        f.write("# Camera list with one line of data per camera:\n#   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]\n")
-        f.write(f"1 PINHOLE {args.width} {args.height} {focal_px:.10g} {focal_px:.10g} {args.width / 2:.10g} {args.height / 2:.10g}\n")
-    with open(os.path.join(out, "gt_sparse", "images.txt"), "w") as f:
-        f.write("# Image list with two lines of data per image:\n#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n")
-        for index, (name, pose) in enumerate(poses):
-            q = pose.to_quaternion()
-            t = pose.translation
-            f.write(f"{index + 1} {q.w:.12g} {q.x:.12g} {q.y:.12g} {q.z:.12g} {t.x:.12g} {t.y:.12g} {t.z:.12g} 1 {name}\n\n")
-    open(os.path.join(out, "gt_sparse", "points3D.txt"), "w").write("# 3D point list (empty)\n")
+    write_gt_sparse(os.path.join(out, "gt_sparse"), args.width, args.height, focal_px, poses)
     with open(os.path.join(out, "markers.json"), "w") as f:
         json.dump({"dictionary": DICTIONARY, "size_m": MARKER_SIDE}, f)
         f.write("\n")

@@ -183,11 +183,13 @@ def write_gt_sparse(folder, width, height, focal_px, poses):
         f.write("# Camera list with one line of data per camera:\n#   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]\n")
         f.write(f"1 PINHOLE {width} {height} {focal_px:.10g} {focal_px:.10g} {width / 2:.10g} {height / 2:.10g}\n")
     with open(os.path.join(folder, "images.txt"), "w") as f:
-        f.write("# Image list with two lines of data per image:\n#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n")
+        f.write("# Image list with two lines of data per image:\n"
+                "#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n")
         for index, (name, pose) in enumerate(poses):
             q = pose.to_quaternion()
             t = pose.translation
-            f.write(f"{index + 1} {q.w:.12g} {q.x:.12g} {q.y:.12g} {q.z:.12g} {t.x:.12g} {t.y:.12g} {t.z:.12g} 1 {name}\n\n")
+            f.write(f"{index + 1} {q.w:.12g} {q.x:.12g} {q.y:.12g} {q.z:.12g} "
+                    f"{t.x:.12g} {t.y:.12g} {t.z:.12g} 1 {name}\n\n")
     with open(os.path.join(folder, "points3D.txt"), "w") as f:
         f.write("# 3D point list (empty)\n")
 

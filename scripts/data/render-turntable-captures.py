@@ -110,7 +110,8 @@ def busy_backdrop():
     bpy.ops.mesh.primitive_plane_add(size=3.0, location=(0, 0, -PLATE_THICKNESS))
     table = bpy.context.object
     table.data.materials.append(procedural_material(
-        "table", 14.0, [(0.25, 0.14, 0.07), (0.5, 0.32, 0.17), (0.35, 0.2, 0.1), (0.62, 0.45, 0.28)], 11.0, TEXTURE_DETAIL))
+        "table", 14.0, [(0.25, 0.14, 0.07), (0.5, 0.32, 0.17), (0.35, 0.2, 0.1), (0.62, 0.45, 0.28)], 11.0,
+        TEXTURE_DETAIL))
     bpy.ops.mesh.primitive_plane_add(size=3.0, location=(0, 0.45, 1.5), rotation=(math.radians(90), 0, 0))
     wall = bpy.context.object
     wall.data.materials.append(procedural_material(
@@ -187,8 +188,9 @@ def build_scene(args, spec):
     bpy.ops.mesh.primitive_cylinder_add(radius=PLATE_RADIUS, depth=PLATE_THICKNESS, vertices=128,
                                         location=(0, 0, -PLATE_THICKNESS / 2))
     disc = bpy.context.object
-    disc.data.materials.append(plain_material("plate", PLAIN_PLATE, 0.9, 0.1) if spec["plate"] == "plain" else
-                               procedural_material("plate", 40.0, [(0.15, 0.15, 0.17), (0.8, 0.78, 0.72)], 6.0, TEXTURE_DETAIL))
+    disc.data.materials.append(
+        plain_material("plate", PLAIN_PLATE, 0.9, 0.1) if spec["plate"] == "plain" else
+        procedural_material("plate", 40.0, [(0.15, 0.15, 0.17), (0.8, 0.78, 0.72)], 6.0, TEXTURE_DETAIL))
     disc.pass_index = PLATE_INDEX
     disc.parent = plate
 
@@ -357,12 +359,15 @@ def write_source(args, spec, out, focal_px, dimensions, names, seconds, features
              "patterned": "patterned (procedural Noise + Voronoi, dark and light), rich in features"}[spec["plate"]]
     command = (f"blender -b --python-exit-code 1 -P scripts/data/render-turntable-captures.py -- --capture "
                f"{args.capture} --out DIR --views {args.views} --samples {args.samples} --width {args.width} "
-               f"--height {args.height} --quality {args.quality}" + (" --frames-from DIR/../turntable-textured-plain" if args.frames_from else ""))
+               f"--height {args.height} --quality {args.quality}"
+               + (" --frames-from DIR/../turntable-textured-plain" if args.frames_from else ""))
+    samples = ("the frames copied from turntable-textured-plain, rendered with its own samples" if args.frames_from
+               else f"{args.samples} samples")
     with open(os.path.join(out, "SOURCE.md"), "w") as f:
         f.write(f"""# {args.capture}: a rendered fixed-camera turntable capture
 
 Made by `{command}`
-(Blender {bpy.app.version_string}, Cycles CPU, {"the frames copied from turntable-textured-plain, rendered with its own samples" if args.frames_from else f"{args.samples} samples"}, no denoiser; {seconds:.0f} s), {args.width}x{args.height}
+(Blender {bpy.app.version_string}, Cycles CPU, {samples}, no denoiser; {seconds:.0f} s), {args.width}x{args.height}
 JPEG (quality {args.quality}), {args.views} frames, one turn. Deterministic (fixed seeds, no clock).
 
 How: a fixed camera {CAMERA_ELEVATION:g} degrees above the plate's plane at {CAMERA_DISTANCE} m from

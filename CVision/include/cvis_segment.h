@@ -4,6 +4,7 @@
 #define CVIS_SEGMENT_H
 
 #include "cvis_core.h"
+#include "cvis_io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,10 +45,15 @@ typedef struct cvis_background_stats {
   double stable_share;      /* share of textured pixels whose colour stays within noise (capped
                                at 4 x min_noise) of their background in 80 % of the frames: most
                                of the frame for a fixed camera, almost none for a moving one */
-  double textured_share;    /* share of pixels with texture (local contrast) in their background */
+  double textured_share;    /* share of pixels with texture in their background (a colour step of
+                               3 levels of 255 per pixel: what a moving camera would shift) */
   double still_share;       /* share of all pixels stable as above, textured or not */
-  double core_share;        /* share of the frame enclosed by what changed but never changing
-                               itself: the object's part that covers the same pixels always */
+  double still_structure_share; /* share of the frame that is textured, stable and never changed:
+                               the still structure a fixed camera keeps (a backdrop's edges, a
+                               plate's rim); a moving camera changes every textured pixel */
+  double core_share;        /* share of the frame the object covers in every frame without ever
+                               changing there: enclosed by what changed, or grown from it over
+                               pixels of the object's colour (not the backdrop's) */
   double envelope_share;    /* share of the frame that changed in some frame, core included */
 } cvis_background_stats;
 
@@ -63,6 +69,12 @@ cvis_status cvis_background_model_write_mask(const cvis_background_model* model,
 /* The working-size mask of frame `index` (width x height bytes, 255 = object) into `mask`. */
 cvis_status cvis_background_model_working_mask(const cvis_background_model* model, int32_t index,
                                                uint8_t* mask);
+
+/* A JPEG preview (longer side at most max_side, 1...8192; quality 1...100) of an image with its
+ * mask shown: the background (mask 0) dimmed and tinted blue, the mask's outline drawn. The mask
+ * is scaled to the image. *out is freed with cvis_buffer_destroy. */
+cvis_status cvis_make_masked_thumbnail(const char* image_path, const char* mask_path, int32_t max_side,
+                                       int32_t jpeg_quality, cvis_buffer** out);
 
 #ifdef __cplusplus
 }

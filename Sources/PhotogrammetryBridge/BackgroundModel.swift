@@ -60,7 +60,11 @@ public final class BackgroundModel: @unchecked Sendable {
         public var texturedShare: Double
         /// Share of all pixels that stay within noise in 80 % of the frames.
         public var stillShare: Double
-        /// Share of the frame enclosed by what changed without changing itself.
+        /// Share of the frame that is textured, stable and never changed: the still structure a
+        /// fixed camera keeps (a backdrop's edges, a plate's rim); a moving camera changes every
+        /// textured pixel in some frame.
+        public var stillStructureShare: Double
+        /// Share of the frame the object covers in every frame without ever changing there.
         public var coreShare: Double
         /// Share of the frame that changed in some frame, core included.
         public var envelopeShare: Double
@@ -85,7 +89,8 @@ public final class BackgroundModel: @unchecked Sendable {
         var s = cvis_background_stats()
         cvis_background_model_stats(handle, &s)
         stats = Stats(frames: Int(s.frames), width: Int(s.width), height: Int(s.height), stableShare: s.stable_share,
-                      texturedShare: s.textured_share, stillShare: s.still_share, coreShare: s.core_share,
+                      texturedShare: s.textured_share, stillShare: s.still_share,
+                      stillStructureShare: s.still_structure_share, coreShare: s.core_share,
                       envelopeShare: s.envelope_share)
     }
 

@@ -27,7 +27,7 @@ constexpr float kMinSecondSupport = 0.15f;
 // A pixel is stable when it stays within noise in this share of the frames.
 constexpr float kStableFrameShare = 0.8f;
 // Background lightness steps (levels of 255 per pixel, central difference) that count as texture.
-constexpr float kTextureGradient = 6.0f;
+constexpr float kTextureGradient = 3.0f;
 
 float Distance2(const Colour& a, const Colour& b) {
   const float dl = a[0] - b[0], da = a[1] - b[1], db = a[2] - b[2];
@@ -91,16 +91,17 @@ Mode DensestCluster(const std::vector<Colour>& values, float tau, const Colour* 
   return mode;
 }
 
-// Lightness gradient magnitude (central differences) of a CV_32FC3 background's first channel,
-// in levels of 255 (the weight undone).
-cv::Mat LightnessGradient(const cv::Mat& background) {
-  cv::Mat lightness;
-  cv::extractChannel(background, lightness, 0);
-  lightness /= kLightnessWeight;
-  cv::Mat gx, gy, magnitude;
-  cv::Sobel(lightness, gx, CV_32F, 1, 0, 1, 0.5);
-  cv::Sobel(lightness, gy, CV_32F, 0, 1, 1, 0.5);
-  cv::magnitude(gx, gy, magnitude);
+// Colour gradient magnitude (central differences over L, a and b, the lightness weight undone)
+// of a CV_32FC3 background, in levels of 255: its texture, which a moving camera would shift.
+cv::Mat ColourGradient(const cv::Mat& background) {
+  cv::Mat gx, gy;
+  cv::Sobel(background, gx, CV_32F, 1, 0, 1, 0.5);
+  cv::Sobel(background, gy, CV_32F, 0, 1, 1, 0.5);
+  cv::Mat squared = gx.mul(gx) + gy.mul(gy);
+  std::vector<cv::Mat> channels;
+  cv::split(squared, channels);
+  cv::Mat magnitude;
+  cv::sqrt(channels[0] / (kLightnessWeight * kLightnessWeight) + channels[1] + channels[2], magnitude);
   return magnitude;
 }
 
@@ -132,6 +133,82 @@ cv::Mat ChangedPixels(const cvis_background_model& model, size_t i) {
   return changed;
 }
 
+// Bin of a Lab colour (lightness weighted as the model keeps it) in a 32^3 histogram.
+int FineColourBin(float l, float a, float b) {
+  const int bl = std::clamp(int(l / kLightnessWeight) / 8, 0, 31);
+  const int ba = std::clamp(int(a) / 8, 0, 31);
+  const int bb = std::clamp(int(b) / 8, 0, 31);
+  return (bl * 32 + ba) * 32 + bb;
+}
+
+// Never-changing pixels that belong to the object: a plain object turning in place shows the same
+// colour at the same pixels in every frame (the top of a head), and where the envelope of changes
+// does not enclose them their colour tells: the object's colour (what covered the backdrop when
+// it changed) and not the backdrop's. Grown from the envelope; a region reaching the image border
+// is backdrop (an object stands inside the frame).
+cv::Mat StillObjectColour(const cvis_background_model& model, const std::vector<cv::Mat>& cleaned) {
+  const int bins = 32 * 32 * 32;
+  std::vector<double> object(bins, 0.0), backdrop(bins, 0.0);
+  double object_total = 0, backdrop_total = 0;
+  for (size_t i = 0; i < cleaned.size(); ++i) {
+    for (int y = 0; y < model.size.height; y += 2) {
+      const uint8_t* changed = cleaned[i].ptr<uint8_t>(y);
+      for (int x = 0; x < model.size.width; x += 2) {
+        if (!changed[x]) continue;
+        const Colour v = PixelColour(model.frames[i], y, x, model.gains[i]);
+        object[size_t(FineColourBin(v[0], v[1], v[2]))] += 1;
+        object_total += 1;
+      }
+    }
+  }
+  cv::Mat near;
+  const int reach = 2 * int(std::lround(std::max(model.size.width, model.size.height) / 40.0)) + 1;
+  cv::dilate(model.envelope, near, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(reach, reach)));
+  for (int y = 0; y < model.size.height; ++y) {
+    for (int x = 0; x < model.size.width; ++x) {
+      if (near.at<uint8_t>(y, x)) continue;
+      const cv::Vec3f& b = model.background.at<cv::Vec3f>(y, x);
+      backdrop[size_t(FineColourBin(b[0], b[1], b[2]))] += 1;
+      backdrop_total += 1;
+    }
+  }
+  cv::Mat candidate(model.size, CV_8U, cv::Scalar(0));
+  if (object_total == 0 || backdrop_total == 0) return candidate;
+  for (int y = 0; y < model.size.height; ++y) {
+    for (int x = 0; x < model.size.width; ++x) {
+      if (model.envelope.at<uint8_t>(y, x)) continue;
+      const cv::Vec3f& b = model.background.at<cv::Vec3f>(y, x);
+      const size_t bin = size_t(FineColourBin(b[0], b[1], b[2]));
+      const double p_object = object[bin] / object_total, p_backdrop = backdrop[bin] / backdrop_total;
+      // Ten times likelier the object's colour than the backdrop's.
+      if (p_object > 10 * p_backdrop && p_object > 0) candidate.at<uint8_t>(y, x) = 255;
+    }
+  }
+  cv::morphologyEx(candidate, candidate, cv::MORPH_OPEN, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3)));
+  // Keep candidate regions that touch the envelope and not the image border.
+  cv::Mat labels;
+  const int count = cv::connectedComponents(candidate, labels, 8, CV_32S);
+  cv::Mat touching;
+  cv::dilate(model.envelope, touching, cv::Mat());
+  std::vector<uint8_t> touches(size_t(count), 0), border(size_t(count), 0);
+  for (int y = 0; y < model.size.height; ++y) {
+    for (int x = 0; x < model.size.width; ++x) {
+      const int label = labels.at<int>(y, x);
+      if (label == 0) continue;
+      if (touching.at<uint8_t>(y, x)) touches[size_t(label)] = 1;
+      if (x == 0 || y == 0 || x + 1 == model.size.width || y + 1 == model.size.height) border[size_t(label)] = 1;
+    }
+  }
+  cv::Mat still(model.size, CV_8U, cv::Scalar(0));
+  for (int y = 0; y < model.size.height; ++y) {
+    for (int x = 0; x < model.size.width; ++x) {
+      const int label = labels.at<int>(y, x);
+      if (label > 0 && touches[size_t(label)] && !border[size_t(label)]) still.at<uint8_t>(y, x) = 255;
+    }
+  }
+  return still;
+}
+
 // Cleans every frame's changes, finds the envelope and its enclosed core, and the final masks.
 void Segment(cvis_background_model* model) {
   const int n = int(model->frames.size());
@@ -153,7 +230,7 @@ void Segment(cvis_background_model* model) {
   for (const cv::Mat& mask : cleaned) model->envelope |= mask;
   // Pixels the object covers in every frame never change (a textureless object turning in place
   // looks the same from every side): what the envelope of all changes encloses is the object.
-  model->core = Holes(model->envelope);
+  model->core = Holes(model->envelope) | StillObjectColour(*model, cleaned);
   model->masks.resize(size_t(n));
   for (int i = 0; i < n; ++i) {
     cv::Mat mask = cleaned[size_t(i)] | model->core;
@@ -247,7 +324,7 @@ void EstimateBackground(cvis_background_model* model, const std::vector<int>& mo
       }
     }
   });
-  const cv::Mat jitter = LightnessGradient(median);
+  const cv::Mat jitter = ColourGradient(median);
   model->background = cv::Mat(model->size, CV_32FC3);
   model->noise = cv::Mat(model->size, CV_32F);
   model->unsettled = cv::Mat(model->size, CV_8U);
@@ -323,8 +400,9 @@ void MeasureStability(cvis_background_model* model) {
   const int n = int(model->frames.size());
   const float cap = float(4.0 * model->options.min_noise * std::sqrt(3.0));
   const float threshold = float(model->options.change_threshold);
-  const cv::Mat gradient = LightnessGradient(model->background);
-  int64_t textured = 0, textured_stable = 0, stable = 0;
+  const cv::Mat gradient = ColourGradient(model->background);
+  int64_t textured = 0, textured_stable = 0, stable = 0, still_structure = 0;
+  const cv::Mat moved = model->envelope | model->core;
   for (int y = 0; y < model->size.height; ++y) {
     for (int x = 0; x < model->size.width; ++x) {
       const cv::Vec3f& bg = model->background.at<cv::Vec3f>(y, x);
@@ -337,6 +415,7 @@ void MeasureStability(cvis_background_model* model) {
       stable += is_stable;
       textured += is_textured;
       textured_stable += is_stable && is_textured;
+      still_structure += is_stable && is_textured && !moved.at<uint8_t>(y, x);
     }
   }
   const double area = double(model->size.area());
@@ -346,6 +425,7 @@ void MeasureStability(cvis_background_model* model) {
   model->stats.textured_share = double(textured) / area;
   model->stats.stable_share = textured > 0 ? double(textured_stable) / double(textured) : 0.0;
   model->stats.still_share = double(stable) / area;
+  model->stats.still_structure_share = double(still_structure) / area;
   model->stats.core_share = double(cv::countNonZero(model->core)) / area;
   model->stats.envelope_share = double(cv::countNonZero(model->envelope | model->core)) / area;
 }

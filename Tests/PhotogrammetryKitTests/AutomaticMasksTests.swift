@@ -1,0 +1,96 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+@testable import PhotogrammetryIO
+@testable import PhotogrammetrySparse
+@testable import PhotogrammetryDense
+@testable import PhotogrammetryKit
+import PhotogrammetryTestSupport
+
+/// Fixed-camera captures segment themselves: masks from the frames' own still background, used
+/// as a user's would be; a user's masks win, `--auto-mask off` and a moving camera make none.
+final class AutomaticMasksTests: XCTestCase {
+    private func folder(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pg-am-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// Ingest, segmentation, features and matching on drawn frames; the pipeline's scene after.
+    private func match(_ scene: SyntheticTurntableFrames, userMasks: Bool = false,
+                       _ configure: (inout ReconstructionOptions) -> Void = { _ in }) throws -> (ReconstructionScene, URL) {
+        let capture = try folder("capture")
+        let images = capture.appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        let urls = try scene.write(to: images)
+        if userMasks {
+            let masks = capture.appendingPathComponent("masks")
+            try FileManager.default.createDirectory(at: masks, withIntermediateDirectories: true)
+            for (i, url) in urls.enumerated() {
+                try TestPNG.writeGrey(scene.trueMask(i).map { $0 ? 255 : 0 }, width: scene.width, height: scene.height,
+                                      to: masks.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png"))
+            }
+        }
+        let output = try folder("out")
+        var options = ReconstructionOptions()
+        options.numThreads = 2
+        configure(&options)
+        let pipeline = ReconstructionPipeline(input: capture, output: output, options: options, progress: nil)
+        try pipeline.runMatching()
+        return (pipeline.scene, output)
+    }
+
+    func testFixedCameraMasksItselfAndTheRunUsesTheMasks() throws {
+        let frames = SyntheticTurntableFrames()
+        let (scene, output) = try match(frames)
+        let summary = try XCTUnwrap(scene.report.automaticMasks)
+        XCTAssertTrue(summary.used, summary.reason)
+        XCTAssertEqual(summary.frames, frames.frames)
+        XCTAssertGreaterThan(summary.stableShare ?? 0, 0.8)
+        let folder = output.appendingPathComponent("masks")
+        XCTAssertEqual(scene.masks, .directory(folder))
+        XCTAssertEqual(summary.folder, "masks")
+        var ious: [Double] = []
+        for i in 0..<frames.frames {
+            let mask = try PixelImage(contentsOf: folder.appendingPathComponent(String(format: "frame-%02d.png", i)), channels: 1)
+            ious.append(SyntheticTurntableFrames.iou(mask.pixels, frames.trueMask(i)))
+        }
+        XCTAssertGreaterThan(ious.min() ?? 0, 0.85, "\(ious)")
+        let truthShare = Double(frames.trueMask(0).filter { $0 }.count) / Double(frames.width * frames.height)
+        XCTAssertEqual(summary.meanObjectShare ?? 0, truthShare, accuracy: 0.2 * truthShare)
+        XCTAssertEqual(scene.report.masks?.contains(folder.path), true, "features ran under the masks: \(scene.report.masks ?? "-")")
+    }
+
+    func testTheCapturesOwnMasksWin() throws {
+        let (scene, output) = try match(SyntheticTurntableFrames(), userMasks: true)
+        let summary = try XCTUnwrap(scene.report.automaticMasks)
+        XCTAssertFalse(summary.used)
+        XCTAssertTrue(summary.reason.contains("own masks"), summary.reason)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("masks").path))
+        guard case .directory(let url)? = scene.masks else { return XCTFail("the capture's masks are used") }
+        XCTAssertEqual(url.lastPathComponent, "masks")
+        XCTAssertNotEqual(url.deletingLastPathComponent().standardizedFileURL, output.standardizedFileURL)
+    }
+
+    func testAutoMaskOffAndMaskNoneMakeNoMasks() throws {
+        for configure in [{ (options: inout ReconstructionOptions) in options.automaticMasks.enabled = false },
+                          { (options: inout ReconstructionOptions) in options.mask = .disabled }] {
+            let (scene, output) = try match(SyntheticTurntableFrames(), configure)
+            XCTAssertEqual(scene.report.automaticMasks?.used, false)
+            XCTAssertNil(scene.masks)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("masks").path))
+        }
+    }
+
+    func testAMovingCameraGetsNoMasks() throws {
+        var frames = SyntheticTurntableFrames()
+        frames.cameraStep = 6
+        let (scene, _) = try match(frames)
+        let summary = try XCTUnwrap(scene.report.automaticMasks)
+        XCTAssertFalse(summary.used)
+        XCTAssertTrue(summary.reason.contains("moving camera"), summary.reason)
+        XCTAssertNil(scene.masks)
+    }
+}

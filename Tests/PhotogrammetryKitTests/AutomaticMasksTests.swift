@@ -54,8 +54,9 @@ final class AutomaticMasksTests: XCTestCase {
         XCTAssertEqual(summary.folder, "masks")
         var ious: [Double] = []
         for i in 0..<frames.frames {
-            let mask = try PixelImage(contentsOf: folder.appendingPathComponent(String(format: "frame-%02d.png", i)), channels: 1)
-            ious.append(SyntheticTurntableFrames.iou(mask.pixels, frames.trueMask(i)))
+            let mask = try PixelImage(contentsOf: folder.appendingPathComponent(String(format: "frame-%02d.png", i)))
+            let grey = stride(from: 0, to: mask.pixels.count, by: 3).map { mask.pixels[$0] }
+            ious.append(SyntheticTurntableFrames.iou(grey, frames.trueMask(i)))
         }
         XCTAssertGreaterThan(ious.min() ?? 0, 0.85, "\(ious)")
         let truthShare = Double(frames.trueMask(0).filter { $0 }.count) / Double(frames.width * frames.height)

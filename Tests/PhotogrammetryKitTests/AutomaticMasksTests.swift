@@ -94,4 +94,43 @@ final class AutomaticMasksTests: XCTestCase {
         XCTAssertTrue(summary.reason.contains("moving camera"), summary.reason)
         XCTAssertNil(scene.masks)
     }
+
+    /// End to end on a real turntable (Datasets/turntable-temple-12) with its masks left behind:
+    /// the automatic masks match the drawn ones and the poses match the ground truth as well as
+    /// with the drawn masks (AUC@5 above 80 there; 82.9 here when measured).
+    func testATurntableWithoutItsMasksMasksItselfAndRegisters() throws {
+        let source = Repository.datasets.appendingPathComponent("turntable-temple-12")
+        let capture = try folder("tt12")
+        for item in ["images", "gt_sparse"] {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(item), to: capture.appendingPathComponent(item))
+        }
+        let output = try folder("tt12-out")
+        var options = ReconstructionOptions()
+        options.sparseOnly = true
+        let report = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
+        let summary = try XCTUnwrap(report.automaticMasks)
+        XCTAssertTrue(summary.used, summary.reason)
+        XCTAssertEqual(report.imagesRegistered, 12)
+        XCTAssertEqual(report.staticFeaturesDiscarded, 0, "the masks leave no background")
+        let comparison = try comparePoses(model: output.appendingPathComponent("sparse"), reference: capture.appendingPathComponent("gt_sparse"))
+        XCTAssertGreaterThan(comparison.auc.at5, 75)
+        var ious: [Double] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.appendingPathComponent("masks").path).sorted() {
+            let truth = try PixelImage(contentsOf: source.appendingPathComponent("masks/" + name))
+            let mask = try PixelImage(contentsOf: output.appendingPathComponent("masks/" + name))
+            XCTAssertEqual(mask.width, truth.width)
+            var both = 0, either = 0
+            for i in stride(from: 0, to: truth.pixels.count, by: 3) {
+                let t = truth.pixels[i] >= 128, m = mask.pixels[i] >= 128
+                both += t && m ? 1 : 0
+                either += t || m ? 1 : 0
+            }
+            ious.append(Double(both) / Double(max(1, either)))
+        }
+        XCTAssertEqual(ious.count, 12)
+        XCTAssertGreaterThan(ious.reduce(0, +) / Double(ious.count), 0.75, "\(ious)")
+        let page = try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains("<h2>Automatic masks</h2>"))
+        XCTAssertEqual(page.components(separatedBy: "alt=\"mask of ").count - 1, 4, "four frames with their masks")
+    }
 }

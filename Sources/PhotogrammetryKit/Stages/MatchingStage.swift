@@ -54,7 +54,13 @@ public struct MatchingStage: CheckpointedStage {
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         let setup = cameraSetup(scene)
         let calibration = setup.trustedCalibration(imageCount: scene.usable.images.count)
-        let matching = try PairMatching.run(features: scene.features, calibration: calibration, options: options.effectiveMatching,
+        var matchingOptions = options.effectiveMatching
+        if scene.report.automaticMasks?.used == true {
+            // The camera is known fixed, and automatic masks may keep slivers of the still
+            // background (an edge, a shadow): every feature that stands still in a pair goes.
+            matchingOptions.staticFeatures.minStaticPairFraction = 0
+        }
+        let matching = try PairMatching.run(features: scene.features, calibration: calibration, options: matchingOptions,
                                             threads: context.threads, progress: context.progress,
                                             priorViews: priorViews(scene, setup))
         let evidence = try fixedCameraEvidence(matching.staticFeatures, scene, context)

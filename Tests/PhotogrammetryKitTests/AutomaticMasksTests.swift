@@ -36,6 +36,7 @@ final class AutomaticMasksTests: XCTestCase {
         let output = try folder("out")
         var options = ReconstructionOptions()
         options.numThreads = 2
+        options.automaticMasks.enabled = true
         configure(&options)
         let pipeline = ReconstructionPipeline(input: capture, output: output, options: options, progress: nil)
         try pipeline.runMatching()
@@ -107,6 +108,7 @@ final class AutomaticMasksTests: XCTestCase {
         let output = try folder("tt12-out")
         var options = ReconstructionOptions()
         options.sparseOnly = true
+        options.automaticMasks.enabled = true
         let report = try ReconstructionPipeline(input: capture, output: output, options: options, progress: nil).run()
         let summary = try XCTUnwrap(report.automaticMasks)
         XCTAssertTrue(summary.used, summary.reason)

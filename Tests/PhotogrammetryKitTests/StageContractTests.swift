@@ -45,7 +45,7 @@ final class StageContractTests: XCTestCase {
         let base = ReconstructionOptions()
         XCTAssertEqual(changed(base, base), [], "keys are the same in every call")
         var autoMask = base
-        autoMask.automaticMasks.enabled = false
+        autoMask.automaticMasks.enabled = true
         XCTAssertEqual(changed(base, autoMask), from("segmentation"))
         var mapper = base
         mapper.mapper.initMinNumPoints = 99

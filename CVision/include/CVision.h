@@ -27,5 +27,6 @@
 #include "cvis_cloud.h"
 #include "cvis_texture.h"
 #include "cvis_render.h"
+#include "cvis_segment.h"
 
 #endif

@@ -57,6 +57,10 @@ enum PipelineArguments {
         if let text = parsed["mask"] {
             options.mask = text == "none" ? .disabled : .given(try MaskSource.load(try path(text, "--mask", kind: "a mask.json or a folder of masks")))
         }
+        if let text = parsed["auto-mask"] {
+            guard text == "on" || text == "off" else { throw ArgumentParser.Failure(description: "--auto-mask \(text): want on or off") }
+            options.automaticMasks.enabled = text == "on"
+        }
         if let text = parsed["priors"] {
             // Read when the run starts (the capture's image names are needed to match frames).
             if text == "none" {

@@ -115,7 +115,7 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertEqual(kinds, ["progress", "stage", "note"])
         XCTAssertTrue(objects.contains { $0["event"] as? String == "progress" && $0["eta_s"] is Double },
                       "some progress line has a measured ETA")
-        let ran = ["ingest", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"]
+        let ran = ["ingest", "segmentation", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"]
         XCTAssertEqual(objects.filter { $0["event"] as? String == "stage" }.compactMap { $0["stage"] as? String }, ran)
         XCTAssertEqual(objects.filter { $0["code"] as? Int == PipelineEvent.stageStarted.code }.compactMap { $0["subject"] as? String },
                        ran)
@@ -126,7 +126,8 @@ final class ProgressEventsTests: XCTestCase {
         let second = try BuiltProgram.run(arguments, logs: work.appendingPathComponent("logs"))
         XCTAssertEqual(second.status, 0, second.standardError)
         XCTAssertEqual(try lineObjects(second).filter { $0["code"] as? Int == PipelineEvent.stageResumed.code }
-            .compactMap { $0["subject"] as? String }, ["features", "matching", "sparse", "metric-scale", "upright", "export"])
+            .compactMap { $0["subject"] as? String }, ["segmentation", "features", "matching", "sparse", "metric-scale", "upright",
+                                                       "export"])
 
         // Without the stage's checkpoint the per-image feature files still serve every image.
         try FileManager.default.removeItem(at: output.appendingPathComponent("work/checkpoints/features.json"))

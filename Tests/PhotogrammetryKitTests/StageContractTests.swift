@@ -35,7 +35,7 @@ final class StageContractTests: XCTestCase {
     private func from(_ name: String) -> [String] { Array(names[names.firstIndex(of: name)!...]) }
 
     func testTheListIsNumberedAndNamedOnce() {
-        XCTAssertEqual(names, ["ingest", "features", "matching", "sparse", "rematching", "sparse-rematched", "finer-features",
+        XCTAssertEqual(names, ["ingest", "segmentation", "features", "matching", "sparse", "rematching", "sparse-rematched", "finer-features",
                                "finer-matching", "sparse-finer", "prior-alignment", "diagnostics", "metric-scale", "upright",
                                "export", "dense", "surface", "model", "report"])
         XCTAssertEqual(Set(names).count, names.count, "a name is a checkpoint file: unique")
@@ -44,6 +44,9 @@ final class StageContractTests: XCTestCase {
     func testAnOptionChangesItsStageAndLaterStagesOnly() {
         let base = ReconstructionOptions()
         XCTAssertEqual(changed(base, base), [], "keys are the same in every call")
+        var autoMask = base
+        autoMask.automaticMasks.enabled = true
+        XCTAssertEqual(changed(base, autoMask), from("segmentation"))
         var mapper = base
         mapper.mapper.initMinNumPoints = 99
         XCTAssertEqual(changed(base, mapper), from("sparse"))

@@ -78,6 +78,9 @@ public struct Report: Codable, Sendable {
     public var blurFloor: Double?
     /// Where the masks came from, e.g. "alpha channel of 100 images"; nil without masks.
     public var masks: String?
+    /// Whether a fixed camera's frames were segmented from their own background, and why (or
+    /// why not); nil when the stage did not run.
+    public var automaticMasks: AutomaticMasksSummary?
     /// Whether the frames have the texture registration needs (set by the diagnosis).
     public var texture: TextureSummary?
     /// Every image of the capture with its status, for the per-image table.
@@ -145,6 +148,7 @@ public struct Report: Codable, Sendable {
         case upSource = "up_source", coverageSectors = "coverage_sectors"
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
         case blurFloor = "blur_floor", masks, texture, images, video
+        case automaticMasks = "automatic_masks"
         case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
         case metricScale = "metric_scale", scaleSource = "scale_source", metricScaleSpread = "metric_scale_spread"
@@ -167,7 +171,7 @@ public struct Report: Codable, Sendable {
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
                     "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",
-                    "model_frame", "model_frame_note", "video"]
+                    "model_frame", "model_frame_note", "video", "automatic_masks"]
             where object[key] == nil {
             object[key] = NSNull()
         }

@@ -34,6 +34,9 @@ public struct OutputLayout: Sendable, Equatable {
         self.modelFile = modelFile
     }
 
+    /// `masks/`: a fixed camera's automatic masks (`<image stem>.png`, 8-bit, 255 = object).
+    public var masks: URL { root.appendingPathComponent("masks", isDirectory: true) }
+
     /// Model `n` (0 = the largest) as a COLMAP model, text and binary: `sparse/`, then `sparse-2/`, ...
     public func sparse(_ n: Int = 0) -> URL { root.appendingPathComponent(Self.sparseFolderName(n), isDirectory: true) }
     /// The folder name of model `n`, as `report.json`'s `models` records it.

@@ -11,6 +11,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case tooFewImages = 101
     case posePriors = 102
     case videoKeyframes = 103
+    case automaticMasks = 150
     // 2xx features
     case featuresResumed = 200
     case fewViewsFullResolution = 201
@@ -110,6 +111,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .tooFewImages: "fewer than 3 usable images: the run stops (report.json lists the reasons)"
         case .posePriors: "pose priors (`transforms.json` beside the images or `--priors`): for how many images, from which file"
         case .videoKeyframes: "a video's keyframes were chosen: frames decoded, keyframes, frames left out as blurred (`video` in report.json)"
+        case .automaticMasks: "a fixed camera's frames were segmented from their own background: masks written to `masks/` and used, or why not (`automatic_masks` in report.json)"
         case .featuresResumed: "features of some images loaded from the checkpoint of an earlier run (`work/features-*`)"
         case .fewViewsFullResolution: "a capture of few views (at most 64 MP in all) is detected at full resolution"
         case .contrastLowered: "frames with fewer than 500 features had SIFT's contrast threshold lowered (a plain surface)"

@@ -24,7 +24,7 @@ extension CommandSpec {
         abstract: "Reconstructs a capture: a sparse model, a dense point cloud, a textured mesh and a report.",
         arguments: [.input, .modelOutput],
         options: [.detail(ReconstructionOptions().detail, sizing: Option.Sized.allCases)]
-            + Option.pipeline(before: [.room, .mask, .intrinsics, .priors, .markers, .markerFrame, .scale, .knownDistance,
+            + Option.pipeline(before: [.room, .mask, .autoMask, .intrinsics, .priors, .markers, .markerFrame, .scale, .knownDistance,
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
         discussion: [
@@ -42,7 +42,7 @@ extension CommandSpec {
                    + "terminal or nowhere)."),
             Option("output", value: "DIR", "Keep the working files and the report in DIR: a rerun resumes from them.",
                    default: "a private temporary folder, removed at the end"),
-        ] + Option.pipeline(before: [.room, .mask, .intrinsics, .priors]))
+        ] + Option.pipeline(before: [.room, .mask, .autoMask, .intrinsics, .priors]))
 
     public static let match = CommandSpec(
         "match",
@@ -50,7 +50,7 @@ extension CommandSpec {
             + "ones with their match counts, and timings.",
         arguments: [.input, Argument("OUTPUT", "A folder (. for the current one).")],
         options: [Option("transitive", "Add one pass of transitive pairs after matching.")]
-            + Option.pipeline(before: [.room, .mask, .intrinsics, .priors]))
+            + Option.pipeline(before: [.room, .mask, .autoMask, .intrinsics, .priors]))
 
     public static let batch = CommandSpec(
         "batch",
@@ -329,6 +329,11 @@ extension CommandSpec.Option {
                            + "pixels for every frame), or a folder of one PNG per image named by its stem (255 keeps); none "
                            + "ignores the masks the capture carries.",
                            default: "masks/ or mask.json beside the images, if any")
+
+    static let autoMask = Self("auto-mask", value: "on|off", "Without masks, a fixed camera's frames (a turntable before a "
+                               + "still background) are segmented from their own background: what moves is the object, its "
+                               + "masks go to OUTPUT/masks/ and are used as --mask's would be; off keeps the whole frames.",
+                               default: "off")
 
     static let intrinsics = Self("intrinsics", value: "fx,fy,cx,cy", "Fixes a PINHOLE camera: four finite numbers, fx and "
                                  + "fy above zero.", default: "self-calibrated from EXIF")

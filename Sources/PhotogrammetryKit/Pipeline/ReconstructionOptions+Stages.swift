@@ -14,6 +14,15 @@ extension ReconstructionOptions {
         return stage
     }
 
+    /// Stage 1a.
+    public var segmentationStage: SegmentationStage.Options {
+        var stage = SegmentationStage.Options()
+        stage.segmentation = automaticMasks
+        stage.segmentation.enabled = automaticMasks.enabled && mask != .disabled
+        stage.room = room
+        return stage
+    }
+
     /// Stage 2.
     public var featureStage: FeatureStage.Options {
         var stage = FeatureStage.Options()

@@ -14,6 +14,8 @@ public struct ReconstructionOptions: Sendable {
     public var room = false
     /// Which masks restrict features (and later dense and mesh work). Default automatic.
     public var mask = MaskSelection.automatic
+    /// Masks of a fixed camera's frames from their own background, when there are none (`--auto-mask`).
+    public var automaticMasks = FixedCameraSegmentation.Options()
     /// How a video input's keyframes are chosen (`--keyframes N` sets the target count).
     public var keyframes = KeyframeSelection.Options()
     /// Frames whose blur score is below this fraction of the capture's median are rejected as

@@ -42,11 +42,12 @@ extension ReconstructionPipeline {
         try announcingFailure { try runMatchingStages(transitive: transitive) }
     }
 
-    /// The stages of ``runMatching(transitive:)``: 1-3 of ``stages(_:)``, resumed alike, and 5
+    /// The stages of ``runMatching(transitive:)``: 1-3 (and 1a) of ``stages(_:)``, resumed alike, and 5
     /// (with no model: transitive pairs only) when asked.
     private func runMatchingStages(transitive: Bool) throws -> MatchingSummary {
         try start()
         try run(IngestStage(options: options.ingestStage))
+        try run(SegmentationStage(options: options.segmentationStage))
         try run(FeatureStage(options: options.featureStage))
         let cpuBefore = Self.processCPUSeconds()
         try run(MatchingStage(options: options.matchingStage))

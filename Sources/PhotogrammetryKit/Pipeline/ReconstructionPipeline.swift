@@ -67,6 +67,7 @@ public final class ReconstructionPipeline {
         let noMesh = options.sparseOnly || options.noMesh
         return [
             PipelineStep(IngestStage(options: options.ingestStage)),                        //  1. images, masks, priors
+            PipelineStep(SegmentationStage(options: options.segmentationStage)),            // 1a. masks of a fixed camera's frames
             PipelineStep(FeatureStage(options: options.featureStage)),                      //  2. SIFT; blurred frames out
             PipelineStep(MatchingStage(options: options.matchingStage)),                    //  3. pairs, verification
             PipelineStep(SparseStage(options: options.sparseStage)),                        //  4. SfM

@@ -18,8 +18,10 @@ public enum ReportHTML {
     ///   - thumbnails: JPEG previews keyed by ``ReportImage/name``, e.g. from
     ///     ``Thumbnail/jpeg(of:maxSide:quality:)``; images without one show a dash.
     ///   - renders: the textured model's renders (``ModelRenders``), nil when there is no model.
+    ///   - maskedThumbnails: a few frames with their automatic masks shown (image name, JPEG).
     /// - Returns: A complete HTML5 document.
-    public static func render(_ report: Report, thumbnails: [String: Data], renders: ModelRenders? = nil) -> String {
+    public static func render(_ report: Report, thumbnails: [String: Data], renders: ModelRenders? = nil,
+                              maskedThumbnails: [(name: String, jpeg: Data)] = []) -> String {
         let verdict = CaptureVerdict(report)
         return """
             <!DOCTYPE html>
@@ -39,6 +41,7 @@ public enum ReportHTML {
             \(coverageDial(report))
             </section>
             \(renders.map(modelSection) ?? "")
+            \(automaticMasksSection(report, maskedThumbnails))
             \(imageTable(report, thumbnails: thumbnails))
             \(videoSection(report))
             \(stagesSection(report))

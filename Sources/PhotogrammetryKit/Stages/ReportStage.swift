@@ -46,6 +46,19 @@ public struct ReportStage: ReconstructionStage {
         return try? ModelRenders.make(model: model, cameras: views.map { ($0.name, $0.view, $0.imageURL) })
     }
 
+    /// Four frames spread over the capture with their automatic masks shown; none when the run
+    /// made none (a preview that cannot be made is left out).
+    func maskedThumbnails(_ report: Report, scene: ReconstructionScene) -> [(name: String, jpeg: Data)] {
+        guard report.automaticMasks?.used == true, let masks = scene.masks else { return [] }
+        let images = scene.capture.images
+        let picks = Set((0..<4).map { $0 * images.count / 4 }).sorted()
+        return picks.compactMap { index in
+            let image = images[index]
+            guard let mask = masks.maskURL(for: image), let jpeg = try? Thumbnail.maskedJPEG(of: image.url, mask: mask) else { return nil }
+            return (image.name, jpeg)
+        }
+    }
+
     /// Writes `report.html` with a thumbnail of every image (made in parallel, skipped when one fails).
     func writePage(_ report: Report, scene: ReconstructionScene, _ context: StageContext) throws {
         let capture = scene.capture
@@ -57,7 +70,8 @@ public struct ReportStage: ReconstructionStage {
         }
         var thumbnails: [String: Data] = [:]
         for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
-        let page = ReportHTML.render(report, thumbnails: thumbnails, renders: modelRenders(scene, context))
+        let page = ReportHTML.render(report, thumbnails: thumbnails, renders: modelRenders(scene, context),
+                                     maskedThumbnails: maskedThumbnails(report, scene: scene))
         try writeAtomically(Data(page.utf8), to: context.layout.reportHTML)
     }
 }

@@ -73,6 +73,43 @@ final class StaticFeaturesTests: XCTestCase {
         XCTAssertEqual(result.discardedCount, result.isStatic.joined().filter { $0 }.count)
     }
 
+    func testGrownKeypointListsAreCoveredAndTheirStillOnesFound() {
+        // Finer features append keypoints after the earlier ones: the first pass's static
+        // features must cover them (filtering with the short lists would index past their end)
+        // and find the appended background ones static too.
+        let first = makeLayout(frames: 8, background: 200, object: 100, fixedCamera: true, seed: 12)
+        let earlier = detect(first)
+        XCTAssertTrue(earlier.isTurntable)
+        var grown = first
+        var rng = SplitMix64(seed: 13)
+        let extraBackground = (0..<40).map { _ in SIMD2(rng.uniform(0, 640), rng.uniform(0, 480)) }
+        for f in 0..<8 {
+            grown.positions[f] += extraBackground.map { $0 + SIMD2(rng.gaussian(), rng.gaussian()) * 0.3 }
+            grown.positions[f] += (0..<20).map { _ in SIMD2(rng.uniform(0, 640), rng.uniform(0, 480)) }
+        }
+        for p in grown.pairs.indices {
+            grown.matches[p] += (0..<40).map { SIMD2(Int32(300 + $0), Int32(300 + $0)) }
+        }
+        let extended = earlier.extended(pairs: grown.pairs, matches: grown.matches, positions: grown.positions,
+                                        imageSizes: Array(repeating: SIMD2(640, 480), count: 8),
+                                        options: StaticFeatureOptions())
+        XCTAssertEqual(extended.isStatic.map(\.count), grown.positions.map(\.count))
+        for image in 0..<8 {
+            XCTAssertEqual(Array(extended.isStatic[image][0..<300]), earlier.isStatic[image], "earlier keypoints as they were")
+            XCTAssertEqual((300..<340).filter { extended.isStatic[image][$0] }.count, 40, "image \(image): appended background")
+            XCTAssertEqual((340..<360).filter { extended.isStatic[image][$0] }.count, 0, "image \(image): unmatched additions")
+        }
+        let p = grown.pairs.firstIndex(of: SIMD2(0, 5))!
+        let kept = extended.filter(grown.matches[p], first: 0, second: 5)
+        XCTAssertTrue(kept.allSatisfy { $0.x >= 200 && $0.x < 300 }, "only object matches survive")
+
+        let moving = StaticFeatures.none(keypointCounts: first.positions.map(\.count))
+            .extended(pairs: grown.pairs, matches: grown.matches, positions: grown.positions,
+                      imageSizes: Array(repeating: SIMD2(640, 480), count: 8), options: StaticFeatureOptions())
+        XCTAssertEqual(moving.discardedCount, 0, "a moving camera has nothing static, old keypoints or new")
+        XCTAssertEqual(moving.filter(grown.matches[p], first: 0, second: 5).count, grown.matches[p].count)
+    }
+
     func testMovingCameraIsNotTurntable() {
         let layout = makeLayout(frames: 12, background: 300, object: 200, fixedCamera: false, seed: 8)
         let result = detect(layout)

@@ -136,6 +136,7 @@ public enum PairMatching {
                               staticFeatures: previous.staticFeatures, options: options, threads: threads,
                               progress: progress)
         var result = previous
+        result.staticFeatures = added.staticFeatures
         result.graph.edges += added.graph.edges
         result.tried.formUnion(added.tried)
         return result
@@ -151,6 +152,7 @@ public enum PairMatching {
         let again = try match(pairs, features: features, calibration: calibration, staticFeatures: previous.staticFeatures,
                               options: options, threads: threads, progress: progress)
         var result = previous
+        result.staticFeatures = again.staticFeatures
         var index = [SIMD2<Int>: Int]()
         for (e, edge) in result.graph.edges.enumerated() { index[SIMD2(edge.first, edge.second)] = e }
         for edge in again.graph.edges {
@@ -221,9 +223,12 @@ public enum PairMatching {
         let putative = putativeSlots.values.map { $0 ?? [] }
         let putativeSeconds = seconds(since: start)
 
-        let staticFeatures = given ?? StaticFeatures.detect(
-            pairs: pairs, matches: putative, positions: positions,
-            imageSizes: features.map { SIMD2($0.imageWidth, $0.imageHeight) }, options: options.staticFeatures)
+        let imageSizes = features.map { SIMD2($0.imageWidth, $0.imageHeight) }
+        // Given static features come from an earlier pass, before finer features grew the keypoint lists.
+        let staticFeatures = given?.extended(pairs: pairs, matches: putative, positions: positions,
+                                             imageSizes: imageSizes, options: options.staticFeatures)
+            ?? StaticFeatures.detect(pairs: pairs, matches: putative, positions: positions,
+                                     imageSizes: imageSizes, options: options.staticFeatures)
         // Twins of symmetric patterns out: each pair keeps the matches that turned alike, the
         // cluster the capture's image angles agree with. After the static features, which a
         // fixed camera sees unturned however far the turntable turned the object.

@@ -77,11 +77,7 @@ public struct StaticFeatures: Sendable {
             return result
         }
         let diagonal = (Double(size.x * size.x + size.y * size.y)).squareRoot()
-        let maxDistanceSquared = (options.maxDisplacementFraction * diagonal) * (options.maxDisplacementFraction * diagonal)
-        func isStationary(_ m: SIMD2<Int32>, _ i: Int, _ j: Int) -> Bool {
-            let d = positions[i][Int(m.x)] - positions[j][Int(m.y)]
-            return (d * d).sum() <= maxDistanceSquared
-        }
+        let isStationary = stationaryTest(positions: positions, imageSize: size, options: options)
         var voting = 0, staticPairs = 0
         for (p, pairMatches) in matches.enumerated() where pairMatches.count >= options.minPutativeMatches {
             voting += 1
@@ -127,6 +123,47 @@ public struct StaticFeatures: Sendable {
         // Smaller eigenvalue of [[sxx, sxy], [sxy, syy]].
         let smaller = 0.5 * (sxx + syy) - ((0.5 * (sxx - syy)) * (0.5 * (sxx - syy)) + sxy * sxy).squareRoot()
         return max(0, smaller).squareRoot()
+    }
+
+    /// These static features for images whose keypoint lists have grown (finer features are
+    /// appended after the earlier keypoints, which keep their indices): a keypoint beyond the
+    /// earlier lists is static when it sits still in some pair of `matches`, as the first pass
+    /// would have found. Without a turntable nothing is static.
+    public func extended(pairs: [SIMD2<Int32>], matches: [[SIMD2<Int32>]], positions: [[SIMD2<Double>]],
+                         imageSizes: [SIMD2<Int>], options: StaticFeatureOptions) -> StaticFeatures {
+        var result = self
+        for (i, keypoints) in positions.enumerated() {
+            if i >= result.isStatic.count { result.isStatic.append([]) }
+            let known = result.isStatic[i].count
+            if keypoints.count > known { result.isStatic[i] += Array(repeating: false, count: keypoints.count - known) }
+        }
+        guard isTurntable, let size = imageSizes.first else { return result }
+        let earlierCounts = isStatic.map(\.count)
+        func isNew(_ image: Int, _ keypoint: Int) -> Bool {
+            image >= earlierCounts.count || keypoint >= earlierCounts[image]
+        }
+        let stationary = Self.stationaryTest(positions: positions, imageSize: size, options: options)
+        for (p, pairMatches) in matches.enumerated() {
+            let i = Int(pairs[p].x), j = Int(pairs[p].y)
+            for m in pairMatches where (isNew(i, Int(m.x)) || isNew(j, Int(m.y))) && stationary(m, i, j) {
+                result.isStatic[i][Int(m.x)] = true
+                result.isStatic[j][Int(m.y)] = true
+            }
+        }
+        result.discardedCount = result.isStatic.reduce(0) { $0 + $1.reduce(0) { $0 + ($1 ? 1 : 0) } }
+        return result
+    }
+
+    /// Whether a match's keypoints (keypoint of image i, keypoint of image j) coincide within
+    /// `maxDisplacementFraction` of the image diagonal.
+    static func stationaryTest(positions: [[SIMD2<Double>]], imageSize size: SIMD2<Int>, options: StaticFeatureOptions)
+        -> (SIMD2<Int32>, Int, Int) -> Bool {
+        let diagonal = (Double(size.x * size.x + size.y * size.y)).squareRoot()
+        let maxDistanceSquared = (options.maxDisplacementFraction * diagonal) * (options.maxDisplacementFraction * diagonal)
+        return { m, i, j in
+            let d = positions[i][Int(m.x)] - positions[j][Int(m.y)]
+            return (d * d).sum() <= maxDistanceSquared
+        }
     }
 
     /// The matches of a pair without those that touch a static keypoint.

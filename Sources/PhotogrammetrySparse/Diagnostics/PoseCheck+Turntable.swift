@@ -171,15 +171,18 @@ extension PoseCheck {
                 + "the files are out of order in stretches"
             : "the files are out of order: \(jumps.count) of \(frames.count - 1) consecutive files are not neighbours on the "
                 + "turn (\(shown))"
-        // Closure: the steps add up to whole turns, give or take the one step between the last
-        // frame and the first.
+        // Closure: a turn of a whole turn or more adds up to whole turns, give or take the one
+        // step between the last frame and the first; one short of a turn is an open arc (a
+        // partial capture: the coverage advice speaks of it), judged by its loop pairs.
         let total = zip(steps, signed).reduce(0) { $0 + $1.1 * Double($1.0.to.index - $1.0.from.index) }
+        let tolerance = median + allowed
         let turns = (abs(total) / 360).rounded()
         let miss = abs(abs(total) - 360 * turns)
-        let tolerance = median + allowed
+        let open = abs(total) + tolerance < 360
+        closure.check.applies = !open
         closure.check.figure = (miss * 10).rounded() / 10
         closure.check.threshold = (tolerance * 10).rounded() / 10
-        closure.check.passed = turns >= 1 && miss <= tolerance
+        closure.check.passed = open || miss <= tolerance
         if !closure.check.passed {
             closure.check.failingFrames = [frames.first!.name, frames.last!.name]
             for name in closure.check.failingFrames {
@@ -187,10 +190,12 @@ extension PoseCheck {
                                         String(format: "the turn it ends misses a whole turn by %.0f°", miss))
             }
         }
-        closure.check.evidence = String(format: "the turn steps add up to %.0f° over %d frames, %.0f° from %@ (allowed: one "
-                                        + "step and its tolerance, %.0f°)", abs(total), input.order.count, miss,
-                                        turns >= 1 ? "\(Int(turns)) whole turn\(turns > 1 ? "s" : "")" : "a whole turn",
-                                        tolerance)
+        closure.check.evidence = open
+            ? String(format: "an open arc: the turn steps add up to %.0f° over %d frames, less than a whole turn", abs(total),
+                     input.order.count)
+            : String(format: "the turn steps add up to %.0f° over %d frames, %.0f° from %@ (allowed: one step and its "
+                     + "tolerance, %.0f°)", abs(total), input.order.count, miss,
+                     "\(Int(turns)) whole turn\(turns > 1 ? "s" : "")", tolerance)
         return [axisOutcome, rate, order, closure]
     }
 }

@@ -28,13 +28,18 @@ public struct PoseCheck: Sendable {
         public var direction: SIMD3<Double>
         /// Verified matches of the pair.
         public var matches: Int
+        /// A second measurement of the rotation (from the pair's fundamental matrix), if any:
+        /// the pair contradicts the model only when neither agrees.
+        public var alternative: Matrix3?
 
-        public init(first: ImageID, second: ImageID, secondFromFirst: Matrix3, direction: SIMD3<Double>, matches: Int) {
+        public init(first: ImageID, second: ImageID, secondFromFirst: Matrix3, direction: SIMD3<Double>, matches: Int,
+                    alternative: Matrix3? = nil) {
             self.first = first
             self.second = second
             self.secondFromFirst = secondFromFirst
             self.direction = direction
             self.matches = matches
+            self.alternative = alternative
         }
     }
 

@@ -40,6 +40,11 @@ final class TurntableEndToEndTests: XCTestCase {
         XCTAssertEqual(report.azimuthCoverageDeg ?? 0, 82, accuracy: 10)
         XCTAssertLessThan(report.elevationSpreadDeg ?? 99, 5)
         XCTAssertTrue(report.advice.contains { $0.hasPrefix("Coverage:") }, "\(report.advice)")
+        // The poses pass the pose check: a right model of an open arc is not "poses unreliable".
+        let check = try XCTUnwrap(report.poseCheck)
+        XCTAssertTrue(check.passed, "\(check)")
+        XCTAssertEqual(check.checks.filter { $0.name.hasPrefix("turn_") }.count, 4)
+        XCTAssertTrue(report.images.filter { $0.status == "registered" }.allSatisfy { ($0.confidence ?? 0) >= 0.5 })
     }
 
     func testWithoutRejectionTheBackgroundWins() throws {

@@ -83,6 +83,9 @@ public struct Report: Codable, Sendable {
     public var automaticMasks: AutomaticMasksSummary?
     /// Whether the frames have the texture registration needs (set by the diagnosis).
     public var texture: TextureSummary?
+    /// Whether the poses pass the checks that need no ground truth (set by the diagnosis); nil
+    /// when no model was checked.
+    public var poseCheck: PoseCheckSummary?
     /// Every image of the capture with its status, for the per-image table.
     public var images: [ReportImage] = []
     /// The videos the images are keyframes of: sources, keyframes and why; nil for photos.
@@ -147,7 +150,7 @@ public struct Report: Codable, Sendable {
         case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
         case upSource = "up_source", coverageSectors = "coverage_sectors"
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
-        case blurFloor = "blur_floor", masks, texture, images, video
+        case blurFloor = "blur_floor", masks, texture, poseCheck = "pose_check", images, video
         case automaticMasks = "automatic_masks"
         case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
@@ -171,7 +174,7 @@ public struct Report: Codable, Sendable {
                     "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
                     "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",
-                    "model_frame", "model_frame_note", "video", "automatic_masks"]
+                    "model_frame", "model_frame_note", "video", "automatic_masks", "pose_check"]
             where object[key] == nil {
             object[key] = NSNull()
         }
@@ -204,6 +207,10 @@ public struct ReportImage: Codable, Sendable {
     /// Camera centre and viewing direction in the horizontal plane of the diagnosis frame (x, y).
     public var centerTop: [Double]?
     public var directionTop: [Double]?
+    /// How far the pose check trusts the registered pose, 0-1 (``PoseCheckSummary``).
+    public var confidence: Double?
+    /// Why ``confidence`` is below 1, one phrase per check with its figure.
+    public var confidenceReasons: [String]?
 
     public init(name: String, status: String, reason: String? = nil) {
         self.name = name
@@ -215,6 +222,7 @@ public struct ReportImage: Codable, Sendable {
         case name, status, reason, features, blurScore = "blur_score", contrastThreshold = "contrast_threshold"
         case featuresAtDefaultContrast = "features_at_default_contrast", azimuthDeg = "azimuth_deg"
         case elevationDeg = "elevation_deg", centerTop = "center_top", directionTop = "direction_top"
+        case confidence, confidenceReasons = "confidence_reasons"
     }
 }
 

@@ -40,6 +40,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case singleRing = 502
     case lowTexture = 503
     case anglesNotReported = 504
+    case posesUnreliable = 505
     // 6xx dense
     case denseResumed = 600
     case denseImageSkipped = 601
@@ -87,7 +88,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         switch self {
         case .tooFewImages, .stageFailed, .captureFailed: .error
         case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
-             .finerFeaturesFailed, .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .denseImageSkipped,
+             .finerFeaturesFailed, .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .posesUnreliable, .denseImageSkipped,
              .depthUnusable, .markerFrameUnavailable, .usdCoreUnavailable: .warning
         default: .info
         }
@@ -135,6 +136,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .incompleteCircle: "the cameras cover less than 300° of azimuth: walk the rest of the circle"
         case .singleRing: "less than 15° of elevation spread: add a higher or lower ring"
         case .lowTexture: "the median frame has fewer than 500 features at the default contrast: a textureless surface"
+        case .posesUnreliable: "the poses fail the pose check (inliers, rotation agreement, loop closures, the turn): the model may be wrong, and why"
         case .anglesNotReported: "azimuth coverage and elevation spread are null (a walk-through, too few cameras), and why"
         case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"

@@ -3,7 +3,8 @@ import PhotogrammetryCore
 import PhotogrammetrySparse
 
 extension ReportHTML {
-    /// The per-image table: preview, name, status, reason, features, blur and viewing angles.
+    /// The per-image table: preview, name, status, reason, features, blur, viewing angles and the
+    /// pose check's confidence (its reasons as the cell's tooltip).
     ///
     /// One row per ``Report/images`` entry in capture order (or, for a report without them, one per
     /// rejected and unregistered image). Statuses are colour-coded; a blur score below
@@ -26,7 +27,7 @@ extension ReportHTML {
             <p>\(images.count) image\(images.count == 1 ? "" : "s"): \(escape(counts)).\(floor)</p>
             <div class="scroll"><table>
             <thead><tr><th>Preview</th><th>Image</th><th>Status</th><th>Reason</th><th class="num">Features</th>\
-            <th class="num">Blur</th><th class="num">Azimuth</th><th class="num">Elevation</th></tr></thead>
+            <th class="num">Blur</th><th class="num">Azimuth</th><th class="num">Elevation</th><th class="num">Confidence</th></tr></thead>
             <tbody>
             \(rows)
             </tbody>
@@ -59,6 +60,7 @@ extension ReportHTML {
             blur,
             "<td class=\"num\">\(image.azimuthDeg.map(ReportFormat.degrees) ?? "–")</td>",
             "<td class=\"num\">\(image.elevationDeg.map(ReportFormat.degrees) ?? "–")</td>",
+            confidenceCell(image),
         ]
         return "<tr class=\"image st-\(known ? image.status : "other")\">" + cells.joined() + "</tr>"
     }

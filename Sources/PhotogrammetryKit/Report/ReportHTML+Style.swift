@@ -25,7 +25,7 @@ extension ReportHTML {
         .verdict { font-size: 26px; }
         .verdict.good { color: \(Palette.good); }
         .verdict.fair { color: \(Palette.fair); }
-        .verdict.poor, .verdict.failed { color: \(Palette.poor); }
+        .verdict.poor, .verdict.unreliable, .verdict.failed { color: \(Palette.poor); }
         .problems { margin: 0 0 10px; padding-left: 20px; color: \(Palette.poor); }
         .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr));
           gap: 8px 20px; margin: 12px 0 0; }
@@ -68,6 +68,8 @@ extension ReportHTML {
         .st-other .badge { background: \(Palette.muted); }
         tr.st-rejected, tr.st-unregistered { background: #fff8f8; }
         td.low { color: \(Palette.poor); font-weight: 700; }
+        p.posecheck.fail { color: \(Palette.poor); }
+        tr.check.fail td { color: \(Palette.poor); }
         .stages table { width: auto; min-width: 50%; }
         .stages td.bar { width: 300px; }
         .stages td.bar span { display: block; height: 10px; background: #54aeff; border-radius: 2px; min-width: 1px; }

@@ -7,7 +7,7 @@ import PhotogrammetryDense
 ///
 /// The page holds everything inline — CSS, SVG plots, thumbnails as `data:` URIs — and loads
 /// nothing: no scripts, no fonts, no links to the network. Sections, top to bottom: the verdict
-/// and the numbers behind it, the advice, a top view of the cameras and the coverage dial
+/// and the numbers behind it, the advice, the pose check (`ReportHTML+PoseCheck.swift`), a top view of the cameras and the coverage dial
 /// (`ReportHTML+TopView.swift`, `ReportHTML+CoverageDial.swift`), the per-image table
 /// (`ReportHTML+ImageTable.swift`) and the stage timings. Every text from the report is escaped.
 public enum ReportHTML {
@@ -36,6 +36,7 @@ public enum ReportHTML {
             <main>
             \(header(report, verdict))
             \(adviceSection(report))
+            \(poseCheckSection(report))
             <section class="plots">
             \(topView(report))
             \(coverageDial(report))
@@ -88,6 +89,11 @@ public enum ReportHTML {
         if let texture = report.texture, texture.verdict == "low" {
             facts.append(("Texture", "\(ReportFormat.count(texture.medianFeatures)) features per frame (median, default contrast) "
                 + "<span class=\"aside\">(a frame needs about \(ReportFormat.count(texture.workingFeatures)))</span>", true))
+        }
+        if let check = report.poseCheck {
+            let frames = check.failingFrames.isEmpty ? ""
+                : " <span class=\"aside\">(\(escape(CaptureAdvice.frames(check.failingFrames))))</span>"
+            facts.append(("Pose check", check.passed ? "passed" : "failed" + frames, !check.passed))
         }
         if let masks = report.masks { facts.append(("Masks", escape(masks), false)) }
         if report.captureKind == "turntable" || report.staticFeaturesDiscarded > 0 {

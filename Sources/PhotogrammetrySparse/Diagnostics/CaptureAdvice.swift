@@ -28,6 +28,10 @@ public enum CaptureAdvice {
                 + (blurred.count == 1 ? "it." : "them."))
         }
         advice += alignmentAdvice(report)
+        if let check = report.poseCheck, !check.passed {
+            // Coverage and elevation are measured from these poses: no advice from them.
+            return [poseAdvice(check)] + advice
+        }
         if let coverage = report.azimuthCoverageDeg, coverage < CaptureVerdict.minAzimuthCoverageDeg {
             let turn = report.captureKind == "turntable" ? "turn the object through the rest of the circle"
                 : "walk the rest of the circle"
@@ -55,6 +59,12 @@ public enum CaptureAdvice {
             advice.append(line + "; nothing to fix.")
         }
         return advice
+    }
+
+    /// The pose check's line: what failed, and the fix.
+    static func poseAdvice(_ check: PoseCheckSummary) -> String {
+        "Poses unreliable: \(check.reason ?? "the pose check failed"). \(check.fix ?? "")"
+            .trimmingCharacters(in: .whitespaces)
     }
 
     /// The fix for a surface without texture.

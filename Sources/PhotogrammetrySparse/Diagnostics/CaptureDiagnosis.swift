@@ -5,7 +5,9 @@ import PhotogrammetryCore
 ///
 /// It reads the finished sparse model (poses only) and what matching learnt about static
 /// features, and fills the report's `capture_kind`, angular measures, coverage dial, per-image
-/// azimuth and elevation, and `advice`.
+/// azimuth and elevation, and `advice`; first, when it is given the pairs' measured poses, the
+/// pose check (`pose_check`, per-image `confidence`), whose failure replaces the advice drawn
+/// from the poses.
 public enum CaptureDiagnosis {
     /// What the diagnosis knows besides the model.
     public struct Context: Sendable {
@@ -15,11 +17,15 @@ public enum CaptureDiagnosis {
         public var turntable = false
         /// Gravity (the direction it pulls) in the model's frame, from pose priors.
         public var gravity: SIMD3<Double>?
+        /// What the pose check reads besides the model; nil skips the check.
+        public var poseCheck: PoseCheck.Input?
 
-        public init(room: Bool = false, turntable: Bool = false, gravity: SIMD3<Double>? = nil) {
+        public init(room: Bool = false, turntable: Bool = false, gravity: SIMD3<Double>? = nil,
+                    poseCheck: PoseCheck.Input? = nil) {
             self.room = room
             self.turntable = turntable
             self.gravity = gravity
+            self.poseCheck = poseCheck
         }
     }
 
@@ -62,6 +68,15 @@ public enum CaptureDiagnosis {
             }
         } else {
             report.angularMeasuresNote = "fewer than three registered cameras in a usable layout: no angular measures"
+        }
+        if let input = context.poseCheck, !registered.isEmpty {
+            let result = PoseCheck.run(model, input)
+            report.poseCheck = result.summary
+            for k in report.images.indices {
+                guard let entry = result.confidence[report.images[k].name] else { continue }
+                report.images[k].confidence = entry.value
+                report.images[k].confidenceReasons = entry.reasons.isEmpty ? nil : entry.reasons
+            }
         }
         report.texture = TextureSummary.measure(report.images)
         report.advice = CaptureAdvice.advise(report, largestGapDeg: geometry?.largestGapDeg,

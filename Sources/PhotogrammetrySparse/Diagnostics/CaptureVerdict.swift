@@ -6,7 +6,9 @@ import PhotogrammetryCore
 /// Each problem is one of the three capture measures of the design (alignment ratio, azimuth
 /// coverage, elevation spread) falling below its threshold; each implies a distinct fix, which
 /// the report's advice spells out. Angular measures that are null (walkthroughs, too few cameras)
-/// are not judged.
+/// are not judged. A model that fails the pose check (``PoseCheck``) is "poses unreliable",
+/// above every capture problem but a failed reconstruction: its coverage and elevation are
+/// measured from poses that cannot be trusted, so they are not judged either.
 public struct CaptureVerdict: Sendable, Equatable {
     /// How serious the worst problem is.
     public enum Level: String, Sendable {
@@ -16,6 +18,8 @@ public struct CaptureVerdict: Sendable, Equatable {
         case fair
         /// A capture problem that costs the model (low alignment, an incomplete circle).
         case poor
+        /// The poses fail the pose check: the model may be wrong however much registered.
+        case unreliable
         /// Nothing, or almost nothing, registered.
         case failed
     }
@@ -47,8 +51,16 @@ public struct CaptureVerdict: Sendable, Equatable {
         if report.imagesRegistered < 2 {
             add(usable == 0 ? "No usable images" : "Reconstruction failed: \(ReportFormat.alignment(report))",
                 .failed)
-        } else if report.alignmentRatio < Self.minAlignmentRatio {
+        } else if let check = report.poseCheck, !check.passed {
+            add("Poses unreliable: \(check.reason ?? "the pose check failed")", .unreliable)
+        }
+        if report.imagesRegistered >= 2 && report.alignmentRatio < Self.minAlignmentRatio {
             add("Low alignment: \(ReportFormat.alignment(report))", .poor)
+        }
+        if report.poseCheck?.passed == false {
+            self.level = level
+            self.problems = problems
+            return
         }
         if let coverage = report.azimuthCoverageDeg, coverage < Self.minAzimuthCoverageDeg {
             add("Incomplete circle: the cameras cover \(ReportFormat.degrees(coverage)) of azimuth", .poor)
@@ -67,7 +79,8 @@ extension CaptureVerdict.Level {
         case .good: 0
         case .fair: 1
         case .poor: 2
-        case .failed: 3
+        case .unreliable: 3
+        case .failed: 4
         }
     }
 }

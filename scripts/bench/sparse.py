@@ -55,7 +55,7 @@ REFERENCE_POSES = REPO / "Datasets" / "reference-poses"  # gt_sparse of shared c
 CAPTURES = REPO / "out" / "captures"
 KNOWN_INTRINSICS_SUFFIX = "+K"
 # Built by scripts/data/make-captures.py into --captures, in this order after the shared captures.
-GENERATED = ["video-orbit", "cutout-orbit", "lowtex-orbit", "lowtex-turntable", "fewviews-gray"]
+GENERATED = ["video-orbit", "cutout-orbit", "lowtex-orbit", "lowtex-turntable", "fewviews-gray", "walkaround-room"]
 # Arguments for ours per row ({d}: the dataset folder), and what the table's notes say about them.
 ROW_ARGS = {"dtu-scan24": ["--mask", "{d}/masks"]}
 ROW_NOTES = {
@@ -63,6 +63,7 @@ ROW_NOTES = {
     "cutout-orbit": "RGBA PNG, RGB black under alpha 0; no masks/ (the alpha is the mask)",
     "lowtex-orbit": "flattened textures, no masks",
     "lowtex-turntable": "flattened textures, turning object before a static background, no masks",
+    "walkaround-room": "rendered by scripts/data/render-walkaround.py: a 100-frame hand-held walk around a room's furniture, 640x360",
     "pavilion-outer": "the dataset ships no gt_sparse: AUC against Datasets/reference-poses/pavilion-outer (its own 3x4 poses)",
 }
 

@@ -2,7 +2,7 @@
 
 Usage (Blender 3.4, Cycles on the CPU, no denoiser):
   nice blender -b --python-exit-code 1 -P scripts/data/render-walkaround.py -- \
-      --out DIR [--frames 100] [--samples 12] [--width 640 --height 360] [--seed 7]
+      --out DIR [--frames 100] [--samples 8] [--width 640 --height 360] [--seed 7]
 
 Writes DIR/images/0000.jpg ..., DIR/gt_sparse/ (COLMAP text: cameras.txt with one PINHOLE camera,
 images.txt, an empty points3D.txt; OpenCV's camera axes, metres) and, last, DIR/SOURCE.md.
@@ -37,7 +37,7 @@ def parse_arguments():
     parser = argparse.ArgumentParser(prog="render-walkaround.py")
     parser.add_argument("--out", required=True)
     parser.add_argument("--frames", type=int, default=100)
-    parser.add_argument("--samples", type=int, default=12)
+    parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=360)
     parser.add_argument("--seed", type=int, default=7)

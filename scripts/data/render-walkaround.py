@@ -2,12 +2,12 @@
 
 Usage (Blender 3.4, Cycles on the CPU, no denoiser):
   nice blender -b --python-exit-code 1 -P scripts/data/render-walkaround.py -- \
-      --out DIR [--frames 100] [--samples 8] [--width 640 --height 360] [--seed 7]
+      --out DIR [--frames 100] [--samples 4] [--width 640 --height 360] [--seed 7]
 
 Writes DIR/images/0000.jpg ..., DIR/gt_sparse/ (COLMAP text: cameras.txt with one PINHOLE camera,
 images.txt, an empty points3D.txt; OpenCV's camera axes, metres) and, last, DIR/SOURCE.md.
 
-The room (5.6 x 4.6 m, walls 2.6 m high, open above, lit by the sun and the sky) holds a table with
+The room (5.6 x 4.6 m, walls 2.6 m high, lit by two point lamps under its ceiling) holds a table with
 four legs, three chairs, a shelf with boxes on it against one wall and a sofa, all built from
 primitives with procedural (noise and Voronoi) textures; the floor is textured, two walls are plain
 paint and two carry a textured band. The camera walks once around the furniture, the way a person
@@ -29,6 +29,10 @@ from mathutils import Matrix, Vector
 ROOM_X, ROOM_Y, WALL_HEIGHT = 5.6, 4.6, 2.6
 EYE_HEIGHT = 1.5
 LENS_MM, SENSOR_MM = 26.0, 36.0  # a phone's wide camera (about 70 degrees across)
+# Light without noise at a few samples a pixel: direct light of point lamps (hard shadows, one
+# shadow ray each) and, for the light a room's walls bounce around, a glow of this share of each
+# surface's own colour instead of path-traced bounces (which need hundreds of samples to settle).
+AMBIENT = 0.3
 
 
 def parse_arguments():
@@ -37,7 +41,7 @@ def parse_arguments():
     parser = argparse.ArgumentParser(prog="render-walkaround.py")
     parser.add_argument("--out", required=True)
     parser.add_argument("--frames", type=int, default=100)
-    parser.add_argument("--samples", type=int, default=8)
+    parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=360)
     parser.add_argument("--seed", type=int, default=7)
@@ -82,6 +86,8 @@ def procedural_material(name, scale, colours, seed):
         element.color = colour + (1.0,)
     links.new(mix.outputs["Value"], ramp.inputs["Fac"])
     links.new(ramp.outputs["Color"], shader.inputs["Base Color"])
+    links.new(ramp.outputs["Color"], shader.inputs["Emission"])
+    shader.inputs["Emission Strength"].default_value = AMBIENT
     return material
 
 
@@ -90,6 +96,8 @@ def plain_material(name, colour):
     material.use_nodes = True
     shader = material.node_tree.nodes["Principled BSDF"]
     shader.inputs["Base Color"].default_value = colour + (1.0,)
+    shader.inputs["Emission"].default_value = colour + (1.0,)
+    shader.inputs["Emission Strength"].default_value = AMBIENT
     shader.inputs["Roughness"].default_value = 0.9
     shader.inputs["Specular"].default_value = 0.1
     return material
@@ -129,12 +137,7 @@ def build_scene(args):
     scene.cycles.device = "CPU"
     scene.cycles.samples = args.samples
     scene.cycles.use_denoising = False  # Debian's Blender is built without OpenImageDenoise
-    # Cheap light paths: one diffuse bounce lights the room well enough for features and keeps a frame to seconds.
-    scene.cycles.max_bounces = 2
-    scene.cycles.diffuse_bounces = 1
-    scene.cycles.glossy_bounces = 0
-    scene.cycles.transmission_bounces = 0
-    scene.cycles.transparent_max_bounces = 0
+    scene.cycles.max_bounces = 0
     scene.cycles.use_adaptive_sampling = False
     scene.cycles.seed = args.seed
     scene.render.resolution_x, scene.render.resolution_y = args.width, args.height
@@ -147,14 +150,13 @@ def build_scene(args):
 
     world = bpy.data.worlds.new("world")
     world.use_nodes = True
-    world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.75, 0.78, 0.85, 1.0)
-    world.node_tree.nodes["Background"].inputs["Strength"].default_value = 1.0
+    world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.0
     scene.world = world
-    bpy.ops.object.light_add(type="SUN", location=(0, 0, 5))
-    sun = bpy.context.object
-    sun.data.energy = 3.0
-    sun.data.angle = math.radians(8)  # soft shadows
-    sun.rotation_euler = (math.radians(25), math.radians(10), math.radians(40))
+    for location, energy in (((-0.8, 0.6, WALL_HEIGHT - 0.2), 160.0), ((1.2, -0.7, WALL_HEIGHT - 0.2), 130.0)):
+        bpy.ops.object.light_add(type="POINT", location=location)
+        lamp = bpy.context.object
+        lamp.data.energy = energy
+        lamp.data.shadow_soft_size = 0.0  # hard shadows: one shadow ray, no noise
 
     floor = procedural_material("floor", 6.0, [(0.3, 0.2, 0.12), (0.55, 0.4, 0.25), (0.42, 0.3, 0.2), (0.7, 0.55, 0.38)], 1.0)
     box((0, 0, -0.025), (ROOM_X, ROOM_Y, 0.05), floor)
@@ -166,6 +168,7 @@ def build_scene(args):
     box((0, ROOM_Y / 2 + t / 2, WALL_HEIGHT / 2), (ROOM_X + 2 * t, t, WALL_HEIGHT), paint)
     box((ROOM_X / 2 + t / 2, 0, WALL_HEIGHT / 2), (t, ROOM_Y + 2 * t, WALL_HEIGHT), paint)
     box((0, -ROOM_Y / 2 - t / 2, WALL_HEIGHT / 2), (ROOM_X + 2 * t, t, WALL_HEIGHT), paint)
+    box((0, 0, WALL_HEIGHT + t / 2), (ROOM_X + 2 * t, ROOM_Y + 2 * t, t), paint)  # the ceiling
     box((ROOM_X / 2 - 0.005, 0, 1.2), (0.01, ROOM_Y - 0.4, 1.0), band)
     box((0, -ROOM_Y / 2 + 0.005, 1.2), (ROOM_X - 0.4, 0.01, 1.0), band)
 
@@ -282,7 +285,7 @@ def main():
 Made by `scripts/data/render-walkaround.py --frames {args.frames} --samples {args.samples} --seed {args.seed}`
 (Blender {bpy.app.version_string}, Cycles CPU, {args.samples} samples, no denoiser), {args.width}x{args.height} JPEG, {args.frames} frames.
 
-A room {ROOM_X} x {ROOM_Y} m (walls {WALL_HEIGHT} m, open above; two walls plain paint, two with a textured band)
+A room {ROOM_X} x {ROOM_Y} m (walls {WALL_HEIGHT} m, a plain ceiling, two point lamps; two walls plain paint, two with a textured band)
 holding a table, three chairs, a shelf with boxes, a sofa and a low cabinet, built from boxes with procedural
 textures. The camera walks once around the furniture at about {EYE_HEIGHT} m (an ellipse of about 2.0 x 1.55 m
 whose distance varies by up to 0.35 m), aimed at a point wandering over the furniture, with smooth and

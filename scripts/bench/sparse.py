@@ -60,11 +60,12 @@ CAPTURES = REPO / "out" / "captures"
 KNOWN_INTRINSICS_SUFFIX = "+K"
 # Built by scripts/data/make-captures.py into --captures, in this order after the shared captures.
 GENERATED = ["video-orbit", "cutout-orbit", "lowtex-orbit", "lowtex-turntable", "fewviews-gray"]
-# Rendered by scripts/data/render-turntable-captures.py into --captures, after those.
+# Rendered by scripts/data/render-turntable-captures.py and render-walkaround.py into --captures, after those.
 RENDERED = ["turntable-lowtex-busy", "turntable-lowtex-plain", "turntable-textured-plain",
-            "broken-halves", "broken-slip", "broken-shuffled"]
+            "broken-halves", "broken-slip", "broken-shuffled", "walkaround-room"]
 MADE_BY = {**{name: "scripts/data/make-captures.py" for name in GENERATED},
-           **{name: "scripts/data/render-turntable-captures.py" for name in RENDERED}}
+           **{name: "scripts/data/render-turntable-captures.py" for name in RENDERED},
+           "walkaround-room": "scripts/data/render-walkaround.py"}
 # Arguments for ours per row ({d}: the dataset folder), and what the table's notes say about them.
 ROW_ARGS = {"dtu-scan24": ["--mask", "{d}/masks"]}
 ROW_NOTES = {
@@ -79,6 +80,7 @@ ROW_NOTES = {
     "broken-slip": "the object slips on a patterned plate at frame 20: AUC against the plate's frame; "
                    "must say poses unreliable",
     "broken-shuffled": "turntable-textured-plain's frames under shuffled names: file order is not turn order",
+    "walkaround-room": "a 100-frame hand-held walk around a room's furniture, 640x360",
     "pavilion-outer": "the dataset ships no gt_sparse: AUC against Datasets/reference-poses/pavilion-outer (its own 3x4 poses)",
 }
 

@@ -86,7 +86,8 @@ public struct SparseStage: CheckpointedStage {
             }
         }
         let positions = features.map { $0.keypointPositions() }
-        let tracks = TrackSet(graph: graph, keypointCounts: features.map(\.count))
+        let tracks = TrackSet(graph: graph, keypointCounts: features.map(\.count),
+                              splittingInconsistent: options.mapper.splitInconsistentTracks)
         var reconstruction = Reconstruction()
         for camera in setup.cameras { reconstruction.addCamera(camera) }
         for (i, image) in capture.images.enumerated() {

@@ -106,6 +106,8 @@ public final class IncrementalMapper {
     public func run() throws -> Reconstruction {
         try options.validate()
         trace("near-duplicates: \((0..<graph.numImages).filter { isNearDuplicate[$0] })")
+        trace("tracks: \(tracks.tracks.count), mean length \(tracks.meanTrackLength); inconsistent components "
+              + "\(tracks.numInconsistent), split into \(tracks.numSplitTracks) tracks")
         guard try initialize() else { throw PipelineError.noInitialPair }
         if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }
         try grow()
@@ -141,6 +143,7 @@ public final class IncrementalMapper {
             triangulateTracks(seenBy: next)
             try adjustLocally(around: next)
             if Double(numRegistered) >= Double(numRegisteredAtLastGlobalBundle) * options.globalBundleGrowthRatio {
+                if options.retriangulateBeforeGlobalBundle { completeAndRetriangulate() }
                 try adjustGlobally()
             }
             if onProgress?(numRegistered, graph.numImages) == false { throw PipelineError.cancelled }

@@ -53,6 +53,17 @@ public struct MapperOptions: Sendable {
     /// where PnP without one asks 30. 0 turns it off.
     public var priorRegistrationMinInliers = 10
 
+    /// Tracks: a component of the matches that holds two keypoints of one image is split into
+    /// consistent tracks rather than dropped (``TrackSet``). Default true: on a walk around a room
+    /// the dropped components are the long ones that tie its ends together (docs/benchmarks.md).
+    public var splitInconsistentTracks = true
+    /// While the model grows, every global bundle adjustment is preceded by track completion and
+    /// retriangulation (``IncrementalMapper/completeAndRetriangulate()``), as COLMAP's mapper
+    /// completes and merges tracks around its global refinements: observations that the poses
+    /// of their time rejected join their points once the poses are better, so tracks grow long
+    /// before the last adjustment rather than only in it. Default true.
+    public var retriangulateBeforeGlobalBundle = true
+
     /// Triangulation: minimum ray angle in degrees. Default 1.5.
     public var triangulationMinAngleDeg = 1.5
     /// Triangulation and track continuation: reprojection threshold in pixels. Default 4.

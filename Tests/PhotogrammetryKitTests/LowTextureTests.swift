@@ -122,8 +122,9 @@ final class LowTextureTests: XCTestCase {
         XCTAssertEqual(alignment.count, 1, "\(report.advice)")
         XCTAssertTrue(alignment[0].contains("lacks texture") && alignment[0].contains("texture the surface")
                       && alignment[0].contains("depth sensor"), alignment[0])
-        XCTAssertTrue(alignment[0].contains("a median of \(texture.medianFeatures) SIFT features per frame"), alignment[0])
-        XCTAssertTrue(alignment[0].contains("needs about 500"), alignment[0])
+        XCTAssertTrue(alignment[0].contains("\(texture.medianFeatures) features per image"), alignment[0])
+        XCTAssertTrue(alignment[0].contains("where a working capture has 500"), alignment[0])
+        XCTAssertTrue(alignment[0].contains("spray") && alignment[0].contains("markers") && alignment[0].contains("patterned turntable"), alignment[0])
         XCTAssertFalse(report.advice.contains { $0.contains("more photos between") }, "\(report.advice)")
         let json = try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any]
         let key = try XCTUnwrap(json?["texture"] as? [String: Any])

@@ -69,7 +69,13 @@ public enum CaptureAdvice {
 
     /// The fix for a surface without texture.
     static let textureFix = "texture the surface (a light dusting of spray or powder, markers or stickers, a patterned "
-        + "background or mat under it), or scan it with a depth sensor"
+        + "turntable or mat under it), or scan it with a depth sensor"
+
+    /// The diagnosis of a surface that gives too little, with its figures and the fix: "the surface
+    /// lacks texture: N features per image … where a working capture has M …; texture the surface …".
+    package static func textureDiagnosis(_ texture: TextureSummary) -> String {
+        "the surface lacks texture: \(texture.figure); \(textureFix)"
+    }
 
     /// Why frames did not align: too little texture, or too little overlap with the rest.
     ///
@@ -94,8 +100,8 @@ public enum CaptureAdvice {
             ? String(format: "Low alignment (%.0f%%): ", 100 * report.alignmentRatio) : "Alignment: "
         var lines: [String] = []
         if let texture, texture.verdict == "low", !plain.isEmpty {
-            lines.append(severity + "the surface lacks texture: \(texture.figure); \(frames(plain.map(\.name))) "
-                + "did not align. More photos will not help; \(textureFix).")
+            lines.append(severity + textureDiagnosis(texture) + "; \(frames(plain.map(\.name))) did not "
+                + "align, and more photos will not help.")
         } else if !plain.isEmpty {
             lines.append(severity + "\(frames(plain.map(\.name))) found too little texture (under \(working) features, "
                 + "or under \(Int(lowTextureFraction * 100))% of the typical \(typical)); put a patterned mat or props near "

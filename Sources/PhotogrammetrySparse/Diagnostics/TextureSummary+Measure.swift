@@ -23,11 +23,11 @@ extension TextureSummary {
                               verdict: median < workingFeatures ? "low" : "textured")
     }
 
-    /// The one-sentence figure: "a median of 122 SIFT features per frame at the default contrast,
-    /// where a frame needs about 500 to register (templeRing has 875)".
+    /// The one-sentence figure: "122 features per image (the median, SIFT at its default contrast)
+    /// where a working capture has 500 (templeRing has 875)".
     package var figure: String {
-        "a median of \(medianFeatures) SIFT features per frame at the default contrast, where a frame needs about "
-            + "\(workingFeatures) to register (\(Self.referenceCapture.name) has \(Self.referenceCapture.medianFeatures))"
+        "\(medianFeatures) features per image (the median, SIFT at its default contrast) where a working capture has "
+            + "\(workingFeatures) (\(Self.referenceCapture.name) has \(Self.referenceCapture.medianFeatures))"
     }
 }
 

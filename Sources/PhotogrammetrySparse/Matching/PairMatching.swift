@@ -24,6 +24,9 @@ public struct MatchingOptions: Sendable {
     /// multiplies the inliers of weak pairs, but the band admits matches up to the verification
     /// threshold off their lines, and end to end it costs accuracy and merges (docs/benchmarks.md).
     public var guidedMatchingBelowInliers = 0
+    /// Nearby texture-poor frames of a sequence are matched again inside their epipolar band
+    /// with a looser ratio test.
+    public var turnGuidance = TurnGuidance()
     /// Pairs chosen by pose priors are matched inside the band around the priors' epipolar lines.
     public var priorGuidance = PriorGuidanceOptions()
     /// The second pass, once poses exist (``PairMatching/rematch(_:reconstruction:features:calibration:options:threads:progress:)``).
@@ -40,6 +43,7 @@ public struct MatchingOptions: Sendable {
         try stillBackground.validate()
         try rematch.validate()
         try priorGuidance.validate()
+        try turnGuidance.validate()
         if guidedMatchingBelowInliers < 0 {
             throw PipelineError.invalidOption("matching: guidedMatchingBelowInliers must be >= 0")
         }
@@ -266,11 +270,14 @@ public enum PairMatching {
             counter.step()
         }
         try counter.checkCancelled()
-        let edges = slots.values.compactMap { $0 }
-        var guided = ""
+        let turn = guideAlongTheTurn(slots.values.compactMap { $0 }, features: features, positions: positions,
+                                     calibration: calibration, staticFeatures: staticFeatures, options: options,
+                                     threads: threads)
+        let edges = turn.edges
+        var guided = turn.guided > 0 ? "; \(turn.improved) of \(turn.guided) pairs along the turn gained matches in their epipolar band" : ""
         if let band = guidance.bandPixels {
             let count = guidance.fundamental.compactMap { $0 }.count
-            guided = String(format: "; %d pairs in the priors' epipolar band of %.1f px (measured on %d pairs), %d of them re-matched in full",
+            guided += String(format: "; %d pairs in the priors' epipolar band of %.1f px (measured on %d pairs), %d of them re-matched in full",
                             count, band, guidance.putative.count, rematchedInFull.values.compactMap { $0 }.count)
         }
         progress?.event(.matchingFinished, String(format: "matching: %d pairs, %d verified; putative %.1f s, verification %.1f s%@",

@@ -81,15 +81,17 @@ extension IncrementalMapper {
 }
 
 extension IncrementalMapper {
-    /// Whether the principal point may move: every camera in use must be seen by enough
-    /// registered images, and no earlier refinement may have run off.
+    /// Whether the principal point may move: the observations must reach far enough from the
+    /// centre (``MapperOptions/refinePrincipalPointMinSpread``), every camera in use must be seen
+    /// by enough registered images, and no earlier refinement may have run off.
     ///
     /// COLMAP holds it fixed at the image centre. Real lenses sit off-centre by a few per cent of
     /// the image (templeRing: 18 px of 640), and with a fixed centre focal length and distortion
     /// soak up the error and tilt every pose; with many views of one camera the principal point
     /// is well determined, so it is freed then.
     func shouldRefinePrincipalPoint() -> Bool {
-        guard options.refinePrincipalPointMinImages > 0 else { return false }
+        guard options.refinePrincipalPointMinImages > 0,
+              observationSpread() >= options.refinePrincipalPointMinSpread else { return false }
         var registeredPerCamera: [CameraID: Int] = [:], capturedPerCamera: [CameraID: Int] = [:]
         for image in reconstruction.images.values { capturedPerCamera[image.cameraID, default: 0] += 1 }
         for i in registrationOrder {

@@ -20,11 +20,16 @@ import argparse
 import math
 import os
 import random
+import sys
 import time
 
 import bpy
-import numpy as np
 from mathutils import Matrix, Vector
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from blender_capture import add_camera  # noqa: E402
+from blender_capture import plain_material as matte_material  # noqa: E402
+from blender_capture import procedural_material as textured_material  # noqa: E402
 
 ROOM_X, ROOM_Y, WALL_HEIGHT = 5.6, 4.6, 2.6
 EYE_HEIGHT = 1.5
@@ -48,61 +53,28 @@ def parse_arguments():
     return parser.parse_args(argv)
 
 
-def procedural_material(name, scale, colours, seed):
-    """Noise and Voronoi over a colour ramp, in object coordinates: features SIFT can match."""
-    material = bpy.data.materials.new(name)
-    material.use_nodes = True
-    material.cycles.sample_as_light = False  # the ambient glow is not a light to aim shadow rays at
+def glowing(material):
+    """`material` with a faint glow of its own colour: a closed room's ambient light, which costs no
+    shadow rays (it is not sampled as a light)."""
+    material.cycles.sample_as_light = False
     nodes, links = material.node_tree.nodes, material.node_tree.links
     shader = nodes["Principled BSDF"]
-    shader.inputs["Roughness"].default_value = 0.8
-    shader.inputs["Specular"].default_value = 0.2
-    coordinates = nodes.new("ShaderNodeTexCoord")
-    mapping = nodes.new("ShaderNodeMapping")
-    mapping.inputs["Location"].default_value = (seed * 1.7, seed * 3.1, seed * 0.7)
-    links.new(coordinates.outputs["Object"], mapping.inputs["Vector"])
-    noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = scale
-    noise.inputs["Detail"].default_value = 3.0  # finest octave a few pixels wide: no aliasing at two samples
-    noise.inputs["Roughness"].default_value = 0.6
-    links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
-    voronoi = nodes.new("ShaderNodeTexVoronoi")
-    voronoi.inputs["Scale"].default_value = scale * 0.6
-    links.new(mapping.outputs["Vector"], voronoi.inputs["Vector"])
-    mix = nodes.new("ShaderNodeMath")
-    mix.operation = "MULTIPLY_ADD"
-    mix.inputs[1].default_value = 0.7
-    links.new(noise.outputs["Fac"], mix.inputs[0])
-    weight = nodes.new("ShaderNodeMath")
-    weight.operation = "MULTIPLY"
-    weight.inputs[1].default_value = 0.3
-    links.new(voronoi.outputs["Distance"], weight.inputs[0])
-    links.new(weight.outputs["Value"], mix.inputs[2])
-    ramp = nodes.new("ShaderNodeValToRGB")
-    elements = ramp.color_ramp.elements
-    elements[0].position, elements[0].color = 0.35, colours[0] + (1.0,)
-    elements[1].position, elements[1].color = 0.6, colours[-1] + (1.0,)
-    for position, colour in zip(np.linspace(0.35, 0.6, len(colours))[1:-1], colours[1:-1]):
-        element = elements.new(float(position))
-        element.color = colour + (1.0,)
-    links.new(mix.outputs["Value"], ramp.inputs["Fac"])
-    links.new(ramp.outputs["Color"], shader.inputs["Base Color"])
-    links.new(ramp.outputs["Color"], shader.inputs["Emission"])
+    ramp = next((node for node in nodes if node.type == "VALTORGB"), None)
+    if ramp is not None:
+        links.new(ramp.outputs["Color"], shader.inputs["Emission"])
+    else:
+        shader.inputs["Emission"].default_value = shader.inputs["Base Color"].default_value
     shader.inputs["Emission Strength"].default_value = AMBIENT
     return material
+
+
+def procedural_material(name, scale, colours, seed):
+    # The finest noise octave a few pixels wide: no aliasing at two samples.
+    return glowing(textured_material(name, scale, colours, seed, detail=3.0))
 
 
 def plain_material(name, colour):
-    material = bpy.data.materials.new(name)
-    material.use_nodes = True
-    material.cycles.sample_as_light = False  # the ambient glow is not a light to aim shadow rays at
-    shader = material.node_tree.nodes["Principled BSDF"]
-    shader.inputs["Base Color"].default_value = colour + (1.0,)
-    shader.inputs["Emission"].default_value = colour + (1.0,)
-    shader.inputs["Emission Strength"].default_value = AMBIENT
-    shader.inputs["Roughness"].default_value = 0.9
-    shader.inputs["Specular"].default_value = 0.1
-    return material
+    return glowing(matte_material(name, colour, roughness=0.9, specular=0.1))
 
 
 def box(centre, size, material, rotation_z=0.0):
@@ -248,14 +220,8 @@ def main():
     if os.path.exists(os.path.join(out, "SOURCE.md")):
         os.remove(os.path.join(out, "SOURCE.md"))  # the capture is complete only once SOURCE.md is written again
     scene = build_scene(args)
-    bpy.ops.object.camera_add()
-    camera = bpy.context.object
-    camera.data.sensor_fit = "HORIZONTAL"
-    camera.data.sensor_width = SENSOR_MM
-    camera.data.lens = LENS_MM
+    camera, focal_px = add_camera(scene, args.width, lens_mm=LENS_MM, sensor_mm=SENSOR_MM)
     camera.data.clip_start = 0.05
-    scene.camera = camera
-    focal_px = args.width * LENS_MM / SENSOR_MM
 
     poses = []
     started = time.time()

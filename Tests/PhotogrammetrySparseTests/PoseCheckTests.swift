@@ -73,7 +73,10 @@ final class PoseCheckTests: XCTestCase {
         XCTAssertEqual(result.summary.checks.map(\.name),
                        ["inliers", "inlier_spread", "rotation_agreement", "loop_closure", "turn_axis", "turn_rate", "turn_order",
                         "turn_closure"])
-        XCTAssertTrue(result.summary.checks.allSatisfy(\.applies))
+        // A whole turn's loop is judged by its closure; every other check applies.
+        XCTAssertTrue(result.summary.checks.filter { $0.name != "loop_closure" }.allSatisfy(\.applies))
+        XCTAssertFalse(check(result, "loop_closure").applies)
+        XCTAssertTrue(check(result, "loop_closure").evidence.contains("turn_closure"))
         XCTAssertEqual(check(result, "turn_closure").figure ?? 0, 15, accuracy: 0.1)
         XCTAssertEqual(result.confidence.count, 24)
         XCTAssertTrue(result.confidence.values.allSatisfy { $0.value == 1 && $0.reasons.isEmpty })
@@ -225,6 +228,36 @@ final class PoseCheckTests: XCTestCase {
         XCTAssertFalse(closure.passed)
         XCTAssertGreaterThan(closure.figure ?? 0, PoseCheck.maxLoopDisagreeingShare)
         XCTAssertFalse(failed.summary.passed)
+    }
+
+    func testAWholeTurnWhosePlateMatchesItselfAcrossTheTurnPasses() {
+        // Frames half a turn apart share little but a patterned plate, which matches itself
+        // turned: their pairs miss a right model by tens of degrees. The turn's closure judges.
+        let model = makeTurn(Array(repeating: 15, count: 23))
+        var measured = pairs(model)
+        let ids = model.images.keys.sorted()
+        let twist = Rotation.matrix(angleAxis: SIMD3(0, 0, 1.0))
+        for a in ids where a.rawValue + 12 <= ids.last!.rawValue {
+            let b = ImageID(a.rawValue + 12)
+            let pose = model.images[b]!.camFromWorld! * model.images[a]!.camFromWorld!.inverse
+            measured.append(.init(first: a, second: b, secondFromFirst: twist * pose.rotation,
+                                  direction: normalize(pose.translation), matches: 150))
+        }
+        let result = PoseCheck.run(model, input(model, pairs: measured))
+        XCTAssertTrue(result.summary.passed, "\(result.summary)")
+        XCTAssertTrue(check(result, "turn_closure").applies)
+        // The same pairs over an open arc (no whole turn to close) are judged as loops.
+        let arc = makeTurn(Array(repeating: 5, count: 23))
+        var arcPairs = pairs(arc).filter { $0.second.rawValue - $0.first.rawValue <= 2 }
+        for a in ids where a.rawValue + 12 <= ids.last!.rawValue {
+            let b = ImageID(a.rawValue + 12)
+            let pose = arc.images[b]!.camFromWorld! * arc.images[a]!.camFromWorld!.inverse
+            arcPairs.append(.init(first: a, second: b, secondFromFirst: twist * pose.rotation,
+                                  direction: normalize(pose.translation), matches: 150))
+        }
+        let open = PoseCheck.run(arc, input(arc, pairs: arcPairs))
+        XCTAssertFalse(check(open, "turn_closure").applies)
+        XCTAssertFalse(check(open, "loop_closure").passed, "\(check(open, "loop_closure"))")
     }
 
     func testAFailedCheckIsPosesUnreliableNeverGood() {

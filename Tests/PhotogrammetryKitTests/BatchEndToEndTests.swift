@@ -212,7 +212,7 @@ final class BatchEndToEndTests: XCTestCase {
             XCTAssertFalse(try stages(name, "skipped").contains("surface"), name)
             XCTAssertEqual(try report(name)["complete"] as? Bool, true)
             let resumed = try stages(name, "resumed")
-            XCTAssertEqual(Array(resumed.prefix(3)), ["features", "matching", "sparse"], name)
+            XCTAssertEqual(Array(resumed.prefix(4)), ["segmentation", "features", "matching", "sparse"], name)
             XCTAssertEqual(resumed.last, "dense", "\(name): resumed up to its dense cloud, then meshed")
         }
 

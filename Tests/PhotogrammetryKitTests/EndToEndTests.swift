@@ -29,7 +29,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertLessThan(report.meanReprojectionErrorPx, 1.0)
         XCTAssertGreaterThan(report.points3D, 1000)
         XCTAssertEqual(report.stages.filter { !$0.skipped }.map(\.name),
-                       ["ingest", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"])
+                       ["ingest", "segmentation", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"])
         XCTAssertEqual(report.stages.filter(\.skipped).map(\.name),
                        ["rematching", "sparse-rematched", "finer-features", "finer-matching", "sparse-finer", "prior-alignment",
                         "dense", "surface", "model"],

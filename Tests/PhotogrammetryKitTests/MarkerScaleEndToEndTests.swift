@@ -65,7 +65,7 @@ final class MarkerScaleEndToEndTests: XCTestCase {
         var distance = options
         distance.userScale = .knownDistance(try KnownDistance(parsing: "0,4=\(0.22 * 2.0.squareRoot())"))
         let second = try ReconstructionPipeline(input: capture, output: output, options: distance, progress: nil).run()
-        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["features", "matching", "sparse"])
+        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["segmentation", "features", "matching", "sparse"])
         XCTAssertEqual(second.scaleSource, "known_distance")
         XCTAssertEqual(second.metricScaleMarkers, 2)
         XCTAssertTrue(second.metricScaleNote?.contains("the markers' scale not used") == true, second.metricScaleNote ?? "")

@@ -73,7 +73,7 @@ final class MetricScaleEndToEndTests: XCTestCase {
         try Self.writeDepth(of: unscaled, metresPerUnit: truth, to: capture.appendingPathComponent("depth"))
         let events = EventRecorder()
         let second = try ReconstructionPipeline(input: capture, output: output, options: options, progress: events).run()
-        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["features", "matching", "sparse"])
+        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["segmentation", "features", "matching", "sparse"])
         let factor = try XCTUnwrap(second.metricScale)
         XCTAssertEqual(factor / truth, 1, accuracy: 0.02)
         XCTAssertEqual(second.scaleSource, "lidar_depth")
@@ -95,7 +95,7 @@ final class MetricScaleEndToEndTests: XCTestCase {
         var userOptions = options
         userOptions.userScale = .factor(2.5)
         let third = try ReconstructionPipeline(input: capture, output: output, options: userOptions, progress: nil).run()
-        XCTAssertEqual(third.stages.filter(\.resumed).map(\.name), ["features", "matching", "sparse"])
+        XCTAssertEqual(third.stages.filter(\.resumed).map(\.name), ["segmentation", "features", "matching", "sparse"])
         XCTAssertEqual(third.scaleSource, "user")
         XCTAssertEqual(third.metricScale, 2.5)
         XCTAssertNil(third.metricScaleSpread)

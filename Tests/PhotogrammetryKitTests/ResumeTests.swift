@@ -58,7 +58,7 @@ final class ResumeTests: XCTestCase {
         try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
         try Data().write(to: checkpoints.appendingPathComponent(".matching.json.4242.tmp"))
         let second = try ReconstructionPipeline(input: copyA, output: output, options: options, progress: nil).run()
-        XCTAssertEqual(resumed(second), ["features", "matching", "sparse", "metric-scale", "upright"])
+        XCTAssertEqual(resumed(second), ["segmentation", "features", "matching", "sparse", "metric-scale", "upright"])
         XCTAssertEqual(second.imagesRegistered, first.imagesRegistered)
         XCTAssertEqual(second.points3D, first.points3D)
         XCTAssertEqual(try files(output.appendingPathComponent("sparse")), model, "the loaded model, written again")
@@ -68,13 +68,13 @@ final class ResumeTests: XCTestCase {
         // The same bytes elsewhere (a capture copied, a zip unpacked again) resume too.
         try FileManager.default.copyItem(at: copyA, to: copyB)
         let third = try ReconstructionPipeline(input: copyB, output: output, options: options, progress: nil).run()
-        XCTAssertEqual(resumed(third), ["features", "matching", "sparse", "metric-scale", "upright", "export"])
+        XCTAssertEqual(resumed(third), ["segmentation", "features", "matching", "sparse", "metric-scale", "upright", "export"])
         XCTAssertEqual(third.points3D, first.points3D)
 
         // A mapper option reruns sparse and what follows it, not features or matching.
         options.mapper.maxRegistrationTrials = 4
         let fourth = try ReconstructionPipeline(input: copyB, output: output, options: options, progress: nil).run()
-        XCTAssertEqual(resumed(fourth), ["features", "matching"])
+        XCTAssertEqual(resumed(fourth), ["segmentation", "features", "matching"])
         XCTAssertEqual(fourth.imagesRegistered, 12)
     }
 
@@ -116,7 +116,7 @@ final class ResumeTests: XCTestCase {
                   object["code"] as? Int == PipelineEvent.stageResumed.code else { return nil }
             return object["subject"] as? String
         }
-        XCTAssertEqual(resumedStages, ["features", "matching"])
+        XCTAssertEqual(resumedStages, ["segmentation", "features", "matching"])
         func report(_ folder: URL) throws -> [String: Any] {
             try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("report.json"))) as? [String: Any])
         }
@@ -125,6 +125,6 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(got["points3D"] as? Int, expected["points3D"] as? Int)
         XCTAssertEqual(got["complete"] as? Bool, true)
         let stages = try XCTUnwrap(got["stages"] as? [[String: Any]])
-        XCTAssertEqual(stages.filter { $0["resumed"] as? Bool == true }.compactMap { $0["name"] as? String }, ["features", "matching"])
+        XCTAssertEqual(stages.filter { $0["resumed"] as? Bool == true }.compactMap { $0["name"] as? String }, ["segmentation", "features", "matching"])
     }
 }

@@ -93,7 +93,7 @@ final class SignalTests: XCTestCase {
 
         let rerun = try BuiltProgram.run(arguments, timeout: 120, logs: logs)
         XCTAssertEqual(rerun.status, 0, rerun.standardError)
-        XCTAssertEqual(subjects(rerun, .stageResumed), ["features", "matching"])
+        XCTAssertEqual(subjects(rerun, .stageResumed), ["segmentation", "features", "matching"])
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("report.json")))
             as? [String: Any])
         XCTAssertEqual(report["complete"] as? Bool, true)

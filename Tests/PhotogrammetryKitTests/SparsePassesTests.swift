@@ -59,13 +59,13 @@ final class SparsePassesTests: XCTestCase {
 
         // The same command: every pass resumed, the same model.
         let second = try ReconstructionPipeline(input: input, output: output, options: options, progress: nil).run()
-        XCTAssertEqual(names(second, \.resumed), ["features", "matching", "sparse"] + passes + ["metric-scale", "upright", "export"])
+        XCTAssertEqual(names(second, \.resumed), ["segmentation", "features", "matching", "sparse"] + passes + ["metric-scale", "upright", "export"])
         XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent("sparse/points3D.txt")), model)
 
         // The finer feature files lost: that stage runs again, the later ones keep their keys.
         try FileManager.default.removeItem(at: OutputLayout(folder: output).checkpoint("finer-features"))
         let third = try ReconstructionPipeline(input: input, output: output, options: options, progress: nil).run()
-        XCTAssertEqual(names(third, \.resumed), ["features", "matching", "sparse", "rematching", "finer-matching", "sparse-finer",
+        XCTAssertEqual(names(third, \.resumed), ["segmentation", "features", "matching", "sparse", "rematching", "finer-matching", "sparse-finer",
                                                 "metric-scale", "upright", "export"])
         XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent("sparse/points3D.txt")), model)
 
@@ -74,7 +74,7 @@ final class SparsePassesTests: XCTestCase {
         let fourth = try ReconstructionPipeline(input: input, output: output, options: options, progress: nil).run()
         XCTAssertEqual(names(fourth, \.skipped), ["sparse-rematched", "finer-features", "finer-matching", "sparse-finer",
                                                  "prior-alignment", "dense", "surface", "model"])
-        XCTAssertEqual(names(fourth, \.resumed), ["features", "matching", "sparse", "rematching"])
+        XCTAssertEqual(names(fourth, \.resumed), ["segmentation", "features", "matching", "sparse", "rematching"])
         XCTAssertEqual(fourth.imagesRegistered, 12)
     }
 
@@ -86,14 +86,14 @@ final class SparsePassesTests: XCTestCase {
         let input = Repository.datasets.appendingPathComponent("templeRing-12")
         let first = try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(), progress: nil)
             .runMatching(transitive: true)
-        XCTAssertEqual(first.stages.map(\.name), ["ingest", "features", "matching", "rematching"])
+        XCTAssertEqual(first.stages.map(\.name), ["ingest", "segmentation", "features", "matching", "rematching"])
         let rematching = try XCTUnwrap(first.stages.last)
         XCTAssertFalse(rematching.skipped)
         XCTAssertGreaterThan(rematching.peakMemoryMB ?? 0, 0)
         XCTAssertTrue(Set(first.rematched.map { SIMD2($0[0], $0[1]) }).isSubset(of: Set(first.tried.map { SIMD2($0[0], $0[1]) })))
         let second = try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(), progress: nil)
             .runMatching(transitive: true)
-        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["features", "matching", "rematching"])
+        XCTAssertEqual(second.stages.filter(\.resumed).map(\.name), ["segmentation", "features", "matching", "rematching"])
         XCTAssertEqual(second.tried, first.tried)
         let plain = try ReconstructionPipeline(input: input, output: output, options: ReconstructionOptions(), progress: nil)
             .runMatching()

@@ -15,7 +15,7 @@ typedef struct cvis_background_options {
   int32_t max_model_frames;    /* default 64: frames (evenly spaced) the background is estimated from */
   double change_threshold;     /* default 4: a pixel changed when its colour is this many noise
                                   units from its background */
-  double min_noise;            /* default 2.5: the smallest noise (colour levels of 255) a pixel is
+  double min_noise;            /* default 1.5: the smallest noise (colour levels of 255) a pixel is
                                   credited with (JPEG, sensor noise) */
   double shadow_min_ratio;     /* default 0.5: a pixel darker than its background by a lightness
                                   ratio in [this, 0.95] with the background's chroma is a shadow,

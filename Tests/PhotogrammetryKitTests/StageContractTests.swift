@@ -36,7 +36,9 @@ final class StageContractTests: XCTestCase {
 
     func testTheListIsNumberedAndNamedOnce() {
         XCTAssertEqual(names, ["ingest", "segmentation", "features", "matching", "sparse", "rematching", "sparse-rematched", "finer-features",
-                               "finer-matching", "sparse-finer", "prior-alignment", "diagnostics", "metric-scale", "upright",
+                               "finer-matching", "sparse-finer", "mask-check", "features-unmasked", "matching-unmasked",
+                               "sparse-unmasked", "rematching-unmasked", "sparse-rematched-unmasked", "finer-features-unmasked",
+                               "finer-matching-unmasked", "sparse-finer-unmasked", "prior-alignment", "diagnostics", "metric-scale", "upright",
                                "export", "dense", "surface", "model", "report"])
         XCTAssertEqual(Set(names).count, names.count, "a name is a checkpoint file: unique")
     }
@@ -45,7 +47,8 @@ final class StageContractTests: XCTestCase {
         let base = ReconstructionOptions()
         XCTAssertEqual(changed(base, base), [], "keys are the same in every call")
         var autoMask = base
-        autoMask.automaticMasks.enabled = true
+        XCTAssertTrue(base.automaticMasks.enabled, "automatic masks are on by default")
+        autoMask.automaticMasks.enabled = false
         XCTAssertEqual(changed(base, autoMask), from("segmentation"))
         var mapper = base
         mapper.mapper.initMinNumPoints = 99
@@ -116,11 +119,13 @@ final class StageContractTests: XCTestCase {
         XCTAssertEqual(differs { $0.noMesh = true }, ["surface", "model"], "--no-mesh skips the mesh stages")
         XCTAssertEqual(differs { $0.sparseOnly = true }, ["dense", "surface", "model"])
         XCTAssertEqual(differs { $0.detail = .preview }, ["dense", "surface", "model"])
-        XCTAssertEqual(differs { $0.finerFeatures.enabled = false }, ["finer-features"])
+        XCTAssertEqual(differs { $0.finerFeatures.enabled = false }, ["finer-features", "finer-features-unmasked"])
         XCTAssertEqual(differs { $0.matching.rematch.transitive = false; $0.matching.rematch.spatial = false },
-                       ["matching", "rematching", "finer-matching"], "matching options are keyed where they are used")
+                       ["matching", "rematching", "finer-matching", "matching-unmasked", "rematching-unmasked", "finer-matching-unmasked"],
+                       "matching options are keyed where they are used")
         XCTAssertEqual(differs { $0.priors = .disabled }, ["ingest", "prior-alignment"])
-        XCTAssertEqual(differs { $0.seed = 3 }, ["sparse", "sparse-rematched", "sparse-finer", "prior-alignment", "dense"])
+        XCTAssertEqual(differs { $0.seed = 3 }, ["sparse", "sparse-rematched", "sparse-finer", "sparse-unmasked", "sparse-rematched-unmasked",
+                                               "sparse-finer-unmasked", "prior-alignment", "dense"])
         var threads = base
         threads.numThreads = 7
         XCTAssertEqual(threads.fingerprintText, base.fingerprintText)

@@ -25,6 +25,11 @@ public struct AutomaticMasksSummary: Codable, Sendable, Equatable {
     public var coreShare: Double?
     /// The masks' folder relative to the output (`masks`); nil without masks.
     public var folder: String?
+    /// The poses made with the masks failed the pose check, and the sparse passes ran again
+    /// without them: `used` is then false, or true when without them the images made no model
+    /// (`reason` says which, and what failed); false when they passed, nil when the check did not
+    /// judge them (no masks made).
+    public var rejectedByPoseCheck: Bool?
 
     public init(used: Bool, reason: String, frames: Int = 0, stableShare: Double? = nil, stillStructureShare: Double? = nil,
                 meanObjectShare: Double? = nil, coreShare: Double? = nil, folder: String? = nil) {
@@ -41,5 +46,6 @@ public struct AutomaticMasksSummary: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case used, reason, frames, stableShare = "stable_share", stillStructureShare = "still_structure_share"
         case meanObjectShare = "mean_object_share", coreShare = "core_share", folder
+        case rejectedByPoseCheck = "rejected_by_pose_check"
     }
 }

@@ -332,8 +332,9 @@ extension CommandSpec.Option {
 
     static let autoMask = Self("auto-mask", value: "on|off", "Without masks, a fixed camera's frames (a turntable before a "
                                + "still background) are segmented from their own background: what moves is the object, its "
-                               + "masks go to OUTPUT/masks/ and are used as --mask's would be; off keeps the whole frames.",
-                               default: "off")
+                               + "masks go to OUTPUT/masks/ and are used as --mask's would be, unless the poses made with them fail the "
+                               + "pose check; off keeps the whole frames.",
+                               default: "on")
 
     static let intrinsics = Self("intrinsics", value: "fx,fy,cx,cy", "Fixes a PINHOLE camera: four finite numbers, fx and "
                                  + "fy above zero.", default: "self-calibrated from EXIF")

@@ -36,7 +36,7 @@ extension ReconstructionPipeline {
     /// - Parameter body: runs or resumes the stage under its key; returns whether it resumed.
     private func perform<S: ReconstructionStage>(_ stage: S, skip: Bool, _ body: (String) throws -> Bool) throws {
         if skip || !stage.hasWork(scene) {
-            scene.report.stages.append(Report.Stage(name: S.name, seconds: 0, skipped: true))
+            if S.listedWhenSkipped { scene.report.stages.append(Report.Stage(name: S.name, seconds: 0, skipped: true)) }
             return
         }
         runningStage = S.name

@@ -68,16 +68,9 @@ public final class ReconstructionPipeline {
         return [
             PipelineStep(IngestStage(options: options.ingestStage)),                        //  1. images, masks, priors
             PipelineStep(SegmentationStage(options: options.segmentationStage)),            // 1a. masks of a fixed camera's frames
-            PipelineStep(FeatureStage(options: options.featureStage)),                      //  2. SIFT; blurred frames out
-            PipelineStep(MatchingStage(options: options.matchingStage)),                    //  3. pairs, verification
-            PipelineStep(SparseStage(options: options.sparseStage)),                        //  4. SfM
-            PipelineStep(RematchingStage(options: options.rematchingStage),
-                         skip: !options.rematchingStage.isOn),                              //  5. transitive, spatial pairs
-            PipelineStep(RematchedSparseStage(options: options.sparseStage)),               //  6. SfM again on them
-            PipelineStep(FinerFeaturesStage(options: options.finerFeaturesStage),
-                         skip: !options.finerFeatures.enabled),                             //  7. finer SIFT for images left out
-            PipelineStep(FinerMatchingStage(options: options.finerMatchingStage)),          //  8. their pairs matched again
-            PipelineStep(FinerSparseStage(options: options.sparseStage)),                   //  9. SfM again on them
+        ] + sparsePasses(options) + [
+            PipelineStep(MaskCheckStage()),                                                 // 9a. automatic masks judged by their poses
+        ] + sparsePasses(options, unmasked: true) + [                                       // 2'-9'. without them, if rejected
             PipelineStep(PriorAlignmentStage(options: options.priorAlignmentStage),
                          skip: options.priors == .disabled),                                // 10. into the pose priors' frame
             PipelineStep(DiagnosticsStage(options: options.diagnosticsStage)),              // 11. statistics, coverage, advice
@@ -88,6 +81,26 @@ public final class ReconstructionPipeline {
             PipelineStep(SurfaceStage(options: options.surfaceStage), skip: noMesh, mayFail: true),  // 16. surface, decimated
             PipelineStep(ModelStage(options: options.modelStage), skip: noMesh, mayFail: true),      // 17. texture, model files
             PipelineStep(ReportStage()),                                                    // 18. report.html, report.json
+        ]
+    }
+
+    /// Stages 2-9: features, matching and the SfM passes; `unmasked`: the same again without the
+    /// automatic masks (``UnmaskedRerun``), which run only when the pose check rejected them.
+    static func sparsePasses(_ options: ReconstructionOptions, unmasked: Bool = false) -> [PipelineStep] {
+        func step<S: CheckpointedStage>(_ stage: S, skip: Bool = false) -> PipelineStep {
+            unmasked ? PipelineStep(UnmaskedRerun(stage), skip: skip) : PipelineStep(stage, skip: skip)
+        }
+        return [
+            step(FeatureStage(options: options.featureStage)),                              //  2. SIFT; blurred frames out
+            step(MatchingStage(options: options.matchingStage)),                            //  3. pairs, verification
+            step(SparseStage(options: options.sparseStage)),                                //  4. SfM
+            step(RematchingStage(options: options.rematchingStage),
+                 skip: !options.rematchingStage.isOn),                                      //  5. transitive, spatial pairs
+            step(RematchedSparseStage(options: options.sparseStage)),                       //  6. SfM again on them
+            step(FinerFeaturesStage(options: options.finerFeaturesStage),
+                 skip: !options.finerFeatures.enabled),                                     //  7. finer SIFT for images left out
+            step(FinerMatchingStage(options: options.finerMatchingStage)),                  //  8. their pairs matched again
+            step(FinerSparseStage(options: options.sparseStage)),                           //  9. SfM again on them
         ]
     }
 

@@ -29,37 +29,9 @@ public struct DiagnosticsStage: ReconstructionStage {
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Report {
         var report = scene.describingModels(scene.report)
         CaptureDiagnosis.diagnose(scene.model, context: CaptureDiagnosis.Context(room: options.room, turntable: scene.turntable,
-                                                                                 poseCheck: poseCheckInput(scene, context)),
+                                                                                 poseCheck: scene.poseCheckInput(threads: context.threads)),
                                   report: &report)
         return report
-    }
-
-    /// What the pose check reads: the usable images in capture order and the measured poses of
-    /// the verified pairs of the graph the largest model was built on (the finer-features
-    /// graph when the model's images hold those features).
-    func poseCheckInput(_ scene: ReconstructionScene, _ context: StageContext) -> PoseCheck.Input? {
-        let model = scene.model
-        guard !model.registeredImageIDs.isEmpty else { return nil }
-        let images = scene.usable.images
-        // The model's image i + 1 is usable image i (SparseStage); the keypoints must be the graph's.
-        func fits(_ features: [FeatureSet]) -> Bool {
-            features.count == images.count && model.images.values.allSatisfy { image in
-                let i = Int(image.id.rawValue) - 1
-                return i >= 0 && i < images.count && images[i].name == image.name && features[i].count == image.points2D.count
-            }
-        }
-        let graph: MatchGraph?
-        if let finer = scene.finerFeatures, let matching = scene.finerMatching, fits(finer) {
-            graph = matching.graph
-        } else if let matching = scene.matching, fits(scene.features) {
-            graph = matching.graph
-        } else {
-            graph = nil
-        }
-        let imageIDs = images.indices.map { i in model.images[ImageID(i + 1)].map(\.id) }
-        let pairs = graph.map { PoseCheck.measuredPairs($0, model: model, imageIDs: imageIDs, threads: context.threads) } ?? []
-        return PoseCheck.Input(order: images.map(\.name).sorted(), pairs: pairs, turntable: scene.turntable,
-                               ordered: graph.map { MapperOptions().isSequence($0) } ?? false)
     }
 
     public func apply(_ output: Report, to scene: ReconstructionScene, _ context: StageContext) throws {

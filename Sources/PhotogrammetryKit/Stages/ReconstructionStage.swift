@@ -32,12 +32,16 @@ public protocol ReconstructionStage {
     /// (a second matching pass when the model holds every image) is recorded as skipped.
     /// Decided by what earlier stages found, so the same inputs skip the same stages.
     func hasWork(_ scene: ReconstructionScene) -> Bool
+    /// Whether `report.json`'s `stages` lists the stage when it is skipped (true by default):
+    /// the reruns without automatic masks are listed only when they run.
+    static var listedWhenSkipped: Bool { get }
 }
 
 extension ReconstructionStage {
     public func outputKey(_ key: String, _ scene: ReconstructionScene) -> String { key }
     public func inputDigest(_ scene: ReconstructionScene, _ context: StageContext) -> String { "" }
     public func hasWork(_ scene: ReconstructionScene) -> Bool { true }
+    public static var listedWhenSkipped: Bool { true }
 
     /// The key of this stage's output given what it reads (``inputDigest(_:_:)``): ``key(after:)``
     /// of the input key, with the digest hashed into it when there is one.

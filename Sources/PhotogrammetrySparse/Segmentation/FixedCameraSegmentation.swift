@@ -12,11 +12,11 @@ import PhotogrammetryCore
 public enum FixedCameraSegmentation {
     /// What decides whether masks are made, and how.
     public struct Options: Sendable, Equatable {
-        /// Segment fixed-camera captures without masks (`--auto-mask`). Default false for now:
-        /// the masks make a textured object before a plain backdrop register (AUC@5 8 to 97), but
-        /// cost turntables before a busy backdrop that static-feature rejection already handles
-        /// (docs/algorithms/segmentation.md#measured).
-        public var enabled = false
+        /// Segment fixed-camera captures without masks (`--auto-mask`). Default true: the masks
+        /// make a textured object before a plain backdrop register (AUC@5 12 to 98), and where
+        /// they cost a capture its poses the pose check sets them aside (``MaskCheckStage`` in the
+        /// pipeline; docs/algorithms/segmentation.md#measured).
+        public var enabled = true
         /// The background model (``BackgroundModel/Options``).
         public var model = BackgroundModel.Options()
         /// Fewest frames a background is learnt from. Default 8: with fewer, an object covering a
@@ -60,7 +60,7 @@ public enum FixedCameraSegmentation {
                            progress: ProgressSink? = nil, stage: String = "segmentation") throws -> Result {
         let images = capture.images
         let none = { (reason: String) in Result(summary: AutomaticMasksSummary(used: false, reason: reason), files: images.map { _ in nil }) }
-        guard options.enabled else { return none("off (--auto-mask on segments a fixed camera's frames)") }
+        guard options.enabled else { return none("turned off (--auto-mask off)") }
         guard images.count >= options.minFrames else {
             return none("\(images.count) frames: a background is learnt from \(options.minFrames) or more")
         }

@@ -113,7 +113,15 @@ final class PoseCheckPartsTests: XCTestCase {
         bridged.edges[bridged.edges.count - 1].matches.removeLast()
         let weak = check(PoseCheck.run(model, input(model, bridged)), "parts")
         XCTAssertFalse(weak.passed)
-        XCTAssertTrue(weak.evidence.contains("at most \(PoseCheck.minLinkMatches - 1) between them"), weak.evidence)
+        XCTAssertTrue(weak.evidence.contains("at most \(PoseCheck.minLinkMatches - 1) between two of them"), weak.evidence)
+        // Three weak pairs across the cut join the halves together: a frame is posed from all of them.
+        var threeWeak = cutting(full, at: 12)
+        for (a, b) in [(10, 12), (11, 12), (11, 13)] {
+            var pair = full.edges.first { $0.first == a && $0.second == b }!
+            pair.matches = Array(pair.matches.prefix(PoseCheck.minLinkMatches / 3))
+            threeWeak.edges.append(pair)
+        }
+        XCTAssertTrue(check(PoseCheck.run(model, input(model, threeWeak)), "parts").passed)
     }
 
     func testMatchesTheModelDoesNotExplainFailOneMotionAtThatFrame() {

@@ -40,8 +40,10 @@ extension PoseCheck {
         }
     }
 
-    /// The parts of the capture: the frames of `order` joined through pairs of at least
-    /// ``minLinkMatches`` matches, largest first, each in capture order.
+    /// The parts of the capture, largest first, each in capture order: the frames of `order`
+    /// joined through pairs of at least ``minLinkMatches`` matches, and groups of them joined
+    /// through ``minLinkMatches`` matches in all (a frame can be posed from several frames of
+    /// the other group at once).
     static func parts(order: [String], links: [Link]) -> [[String]] {
         let index = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         var parent = Array(order.indices)
@@ -53,9 +55,19 @@ extension PoseCheck {
             }
             return i
         }
-        for link in links where link.matches >= minLinkMatches {
-            guard let a = index[link.first], let b = index[link.second] else { continue }
-            parent[root(a)] = root(b)
+        let pairs = links.compactMap { link in index[link.first].flatMap { a in index[link.second].map { (a, $0, link.matches) } } }
+        for (a, b, matches) in pairs where matches >= minLinkMatches { parent[root(a)] = root(b) }
+        var joined = true
+        while joined {
+            joined = false
+            var between: [SIMD2<Int>: Int] = [:]
+            for (a, b, matches) in pairs where root(a) != root(b) {
+                between[SIMD2(min(root(a), root(b)), max(root(a), root(b))), default: 0] += matches
+            }
+            for (groups, matches) in between where matches >= minLinkMatches && root(groups.x) != root(groups.y) {
+                parent[root(groups.x)] = root(groups.y)
+                joined = true
+            }
         }
         let groups = Dictionary(grouping: order.indices, by: root).values.map { $0.sorted() }
         return groups.sorted { ($0.count, -$0[0]) > ($1.count, -$1[0]) }.map { $0.map { order[$0] } }
@@ -106,17 +118,18 @@ extension PoseCheck {
         let modelled = large.max { $0.filter(registered.contains).count < $1.filter(registered.contains).count }!
         var partOf: [String: Int] = [:]
         for (p, part) in large.enumerated() { for name in part { partOf[name] = p } }
-        var across = 0
+        var between: [SIMD2<Int>: Int] = [:]
         var inside: [Int] = []
         let index = Dictionary(input.order.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         for link in input.links {
             guard let a = partOf[link.first], let b = partOf[link.second] else { continue }
             if a != b {
-                across = max(across, link.matches)
+                between[SIMD2(min(a, b), max(a, b)), default: 0] += link.matches
             } else if let i = index[link.first], let j = index[link.second], abs(i - j) == 1 {
                 inside.append(link.matches)
             }
         }
+        let across = between.values.max() ?? 0
         outcome.check.passed = false
         outcome.check.failingFrames = large.filter { $0 != modelled }.flatMap { $0 }
         let listed = large.map { "\(runs($0, order: input.order)) (\($0.count))" }
@@ -124,7 +137,7 @@ extension PoseCheck {
             : listed.dropLast().joined(separator: ", ") + " and " + listed.last!
         let inner = inside.isEmpty ? "" : "consecutive frames within a part share \(inside.sorted()[inside.count / 2]) (median), "
         outcome.check.evidence = "the frames show \(large.count) parts that share no matches: \(named); "
-            + inner + (across == 0 ? "none between the parts" : "at most \(across) between them (a pair needs \(minLinkMatches))")
+            + inner + (across == 0 ? "none between the parts" : "at most \(across) between two of them (a pose needs \(minLinkMatches))")
             + ". Two subjects, or two sides of one that no photo joins: there is no single model"
             + (registered.isEmpty ? "" : ", and this one holds \(runs(modelled.filter(registered.contains), order: input.order))")
         return outcome

@@ -93,8 +93,10 @@ extension PoseCheck {
             let value = share(pair.support)
             let reason = String(format: "the model explains %d of the %d matches between %@ and %@ (needs half)",
                                 pair.support.explained, pair.support.judged, pair.first, pair.second)
-            for name in [pair.first, pair.second] where (outcome.scores[name]?.score ?? 1) > amountScore(value, minimum: minExplainedShare) {
-                outcome.scores[name] = (amountScore(value, minimum: minExplainedShare), reason)
+            // Scored by the share left unexplained: 1 up to a quarter, 0.5 at half, 0 at all.
+            let score = errorScore(1 - value, threshold: 1 - minExplainedShare)
+            for name in [pair.first, pair.second] where (outcome.scores[name]?.score ?? 1) > score {
+                outcome.scores[name] = (score, reason)
             }
             if value < minExplainedShare { failing.append(pair) }
         }

@@ -98,7 +98,8 @@ extension PoseCheck {
                                 + "last.")
         guard !input.links.isEmpty, input.order.count >= 2 * minPartFrames else {
             outcome.check.applies = false
-            outcome.check.evidence = "no match graph to find parts in"
+            outcome.check.evidence = input.links.isEmpty ? "no match graph to find parts in"
+                : "\(input.order.count) usable frames: too few for two parts of \(minPartFrames)"
             return outcome
         }
         let all = parts(order: input.order, links: input.links)

@@ -58,8 +58,15 @@ final class PoseCheckTests: XCTestCase {
         return result
     }
 
-    func input(_ model: Reconstruction, pairs: [PoseCheck.MeasuredPair], turntable: Bool = true) -> PoseCheck.Input {
-        PoseCheck.Input(order: model.images.values.map(\.name).sorted(), pairs: pairs, turntable: turntable, ordered: true)
+    /// - Parameter graph: the verified pairs (``trackGraph(_:reach:)``), if the parts and the
+    ///   model's support of the pairs are to be judged too.
+    func input(_ model: Reconstruction, pairs: [PoseCheck.MeasuredPair], turntable: Bool = true,
+               graph: MatchGraph? = nil) -> PoseCheck.Input {
+        let ids = model.images.keys.sorted()
+        return PoseCheck.Input(order: model.images.values.map(\.name).sorted(), pairs: pairs, turntable: turntable, ordered: true,
+                               links: graph.map { PoseCheck.links($0, names: ids.map { model.images[$0]!.name }) } ?? [],
+                               support: graph.map { PoseCheck.pairSupport($0, model: model, imageIDs: ids.map { Optional($0) }) }
+                                ?? [])
     }
 
     func check(_ result: PoseCheck.Result, _ name: String) -> PoseCheckSummary.Check {
@@ -68,11 +75,11 @@ final class PoseCheckTests: XCTestCase {
 
     func testAnEvenWholeTurnPasses() {
         let model = makeTurn(Array(repeating: 15, count: 23))
-        let result = PoseCheck.run(model, input(model, pairs: pairs(model)))
+        let result = PoseCheck.run(model, input(model, pairs: pairs(model), graph: trackGraph(model, reach: 2)))
         XCTAssertTrue(result.summary.passed, "\(result.summary)")
         XCTAssertEqual(result.summary.checks.map(\.name),
-                       ["inliers", "inlier_spread", "rotation_agreement", "loop_closure", "turn_axis", "turn_rate", "turn_order",
-                        "turn_closure"])
+                       ["parts", "inliers", "inlier_spread", "rotation_agreement", "loop_closure", "one_motion", "turn_axis",
+                        "turn_rate", "turn_order", "turn_closure"])
         // A whole turn's loop is judged by its closure; every other check applies.
         XCTAssertTrue(result.summary.checks.filter { $0.name != "loop_closure" }.allSatisfy(\.applies))
         XCTAssertFalse(check(result, "loop_closure").applies)
@@ -110,6 +117,8 @@ final class PoseCheckTests: XCTestCase {
         let agreement = check(result, "rotation_agreement")
         XCTAssertFalse(agreement.passed)
         XCTAssertEqual(agreement.failingFrames, ["frame009.png"])
+        XCTAssertTrue(agreement.evidence.hasPrefix("frame frame009.png disagrees with its own matches: its pairs'"),
+                      agreement.evidence)
         XCTAssertEqual(agreement.figure ?? 0, 20, accuracy: 0.5)
         XCTAssertLessThan(result.confidence["frame009.png"]!.value, 0.5)
         XCTAssertTrue(result.confidence["frame009.png"]!.reasons.contains { $0.contains("miss its pairs'") })

@@ -4,9 +4,9 @@ import PhotogrammetryBridge
 import PhotogrammetrySparse
 
 extension ReconstructionScene {
-    /// What the pose check reads: the usable images in capture order and the measured poses of
-    /// the verified pairs of the graph the largest model was built on (the finer-features
-    /// graph when the model's images hold those features).
+    /// What the pose check reads: the usable images in capture order, the verified pairs of the
+    /// graph the largest model was built on (the finer-features graph when the model's images
+    /// hold those features), their measured poses and how much of each the model explains.
     func poseCheckInput(threads: Int) -> PoseCheck.Input? {
         let model = self.model
         guard !model.registeredImageIDs.isEmpty else { return nil }
@@ -29,6 +29,8 @@ extension ReconstructionScene {
         let imageIDs = images.indices.map { i in model.images[ImageID(i + 1)].map(\.id) }
         let pairs = graph.map { PoseCheck.measuredPairs($0, model: model, imageIDs: imageIDs, threads: threads) } ?? []
         return PoseCheck.Input(order: images.map(\.name).sorted(), pairs: pairs, turntable: turntable,
-                               ordered: graph.map { MapperOptions().isSequence($0) } ?? false)
+                               ordered: graph.map { MapperOptions().isSequence($0) } ?? false,
+                               links: graph.map { PoseCheck.links($0, names: images.map(\.name)) } ?? [],
+                               support: graph.map { PoseCheck.pairSupport($0, model: model, imageIDs: imageIDs) } ?? [])
     }
 }

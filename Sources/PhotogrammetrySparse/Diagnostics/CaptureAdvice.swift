@@ -27,11 +27,14 @@ public enum CaptureAdvice {
                 + "and left out; hold the phone still (or add light for a shorter exposure) and retake "
                 + (blurred.count == 1 ? "it." : "them."))
         }
-        advice += alignmentAdvice(report)
         if let check = report.poseCheck, !check.passed {
-            // Coverage and elevation are measured from these poses: no advice from them.
-            return [poseAdvice(check)] + advice
+            // Coverage and elevation are measured from these poses: no advice from them. Frames
+            // of another part did not align because they show something else, not for want of
+            // texture or overlap.
+            let split = check.checks.contains { $0.name == "parts" && !$0.passed }
+            return [poseAdvice(check)] + advice + (split ? [] : alignmentAdvice(report))
         }
+        advice += alignmentAdvice(report)
         if let coverage = report.azimuthCoverageDeg, coverage < CaptureVerdict.minAzimuthCoverageDeg {
             let turn = report.captureKind == "turntable" ? "turn the object through the rest of the circle"
                 : "walk the rest of the circle"

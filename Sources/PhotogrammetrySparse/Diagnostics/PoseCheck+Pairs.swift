@@ -140,8 +140,9 @@ extension PoseCheck {
             : failing.isEmpty
             ? String(format: "every frame's rotations agree with its pairs' two-view rotations within %.1f° (median; allowed %.0f°)",
                      worst!.median, maxRotationResidualDeg)
-            : String(format: "%@ disagree with %@ own matches: %@ pairs' two-view rotations miss the model's by %.0f° "
-                     + "(median; allowed %.0f°)", CaptureAdvice.frames(failing), failing.count == 1 ? "its" : "their",
+            : String(format: "%@ %@ with %@ own matches: %@ pairs' two-view rotations miss the model's by %.0f° "
+                     + "(median; allowed %.0f°)", CaptureAdvice.frames(failing), failing.count == 1 ? "disagrees" : "disagree",
+                     failing.count == 1 ? "its" : "their",
                      failing.count == 1 ? "its" : "their", worst!.median, maxRotationResidualDeg)) + aside
         // Loop closures.
         var closure = Outcome(check: .init(name: "loop_closure", passed: true, threshold: maxLoopDisagreeingShare,

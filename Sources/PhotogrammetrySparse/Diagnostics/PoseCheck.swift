@@ -12,6 +12,11 @@ import PhotogrammetryCore
 /// - each image's rotations to its neighbours agree with the pairs' own two-view rotations, and
 ///   pairs matched across a long gap in capture order (loop closures) agree with the model's
 ///   relative pose (``PoseCheck+Pairs.swift``);
+/// - the frames are one part: they do not fall into large groups that share no matches (two
+///   subjects in one capture; ``PoseCheck+Parts.swift``);
+/// - the model explains most verified matches of every pair of consecutive frames: where it
+///   explains few, part of the scene moved another way (an object slipping on its plate;
+///   ``PoseCheck+Motions.swift``);
 /// - on a turntable, the turn steps between consecutive frames share one axis at a near-constant
 ///   rate and the turn closes (``PoseCheck+Turntable.swift``).
 ///
@@ -55,12 +60,21 @@ public struct PoseCheck: Sendable {
         /// The frames were taken in the order of their names (consecutive frames match): loop
         /// closures and turn steps mean something.
         public var ordered: Bool
+        /// Every verified pair of the match graph (``PoseCheck/links(_:names:)``): the parts the
+        /// capture falls into.
+        public var links: [Link]
+        /// How many of each verified pair's matches the model explains
+        /// (``PoseCheck/pairSupport(_:model:imageIDs:)``).
+        public var support: [PairSupport]
 
-        public init(order: [String], pairs: [MeasuredPair], turntable: Bool, ordered: Bool) {
+        public init(order: [String], pairs: [MeasuredPair], turntable: Bool, ordered: Bool, links: [Link] = [],
+                    support: [PairSupport] = []) {
             self.order = order
             self.pairs = pairs
             self.turntable = turntable
             self.ordered = ordered
+            self.links = links
+            self.support = support
         }
     }
 
@@ -83,9 +97,11 @@ public struct PoseCheck: Sendable {
     /// Checks `model` (its registered images) against `input`.
     public static func run(_ model: Reconstruction, _ input: Input) -> Result {
         let registered = model.images.values.filter(\.isRegistered)
-        var outcomes: [Outcome] = []
+        // The parts first: a capture of two subjects has no single model, whatever else holds.
+        var outcomes = [partsCheck(model, input)]
         outcomes += imageChecks(model, registered: registered)
         outcomes += pairChecks(model, input)
+        outcomes.append(motionCheck(model, input))
         if input.turntable { outcomes += turntableChecks(model, input) }
         deferLoopsToTheTurn(&outcomes)
         var confidence: [String: (value: Double, reasons: [String])] = [:]

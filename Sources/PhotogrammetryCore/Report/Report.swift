@@ -72,7 +72,8 @@ public struct Report: Codable, Sendable {
     /// Features discarded because they stayed put while the object turned (turntable captures).
     public var staticFeaturesDiscarded = 0
     /// What showed a fixed camera (turntable captures): "static features" (background features
-    /// that stood still) or "still background" (the masked-out background did not change).
+    /// that stood still), "automatic masks" (segmentation found the camera fixed) or "still
+    /// background" (the masked-out background did not change).
     public var turntableEvidence: String?
     /// Blur scores below this were rejected (relative to the capture's median score).
     public var blurFloor: Double?

@@ -35,7 +35,7 @@ public struct MatchingStage: CheckpointedStage {
     public struct Output: Codable {
         public var matching: PairMatching.Result
         public var turntable: Bool
-        /// "static features" or "still background" when `turntable`.
+        /// "static features", "automatic masks" or "still background" when `turntable`.
         public var turntableEvidence: String?
     }
 
@@ -119,6 +119,12 @@ public struct MatchingStage: CheckpointedStage {
             context.progress?.event(.fixedCamera, String(format: "fixed camera: %d static features discarded (%.0f%% of pairs static)",
                                                          staticFeatures.discardedCount, 100 * staticFeatures.staticPairFraction))
             return "static features"
+        }
+        if let automatic = scene.report.automaticMasks, automatic.used {
+            // Segmentation found the camera fixed from every pixel of the frames, before any
+            // feature: the backdrop's still structure (a plain one has too little to test below).
+            context.progress?.event(.fixedCamera, "fixed camera: " + automatic.reason)
+            return "automatic masks"
         }
         guard let masks = scene.masks, !options.room, options.matching.stillBackground.enabled else { return nil }
         let still = try StillBackground.test(scene.usable, masks: masks, options: options.matching.stillBackground,

@@ -8,8 +8,9 @@ extension ReportHTML {
     /// own masks, or turned off).
     static func automaticMasksSection(_ report: Report, _ thumbnails: [(name: String, jpeg: Data)]) -> String {
         guard let masks = report.automaticMasks, masks.used || masks.stableShare != nil else { return "" }
-        var facts = "<p>\(escape(masks.used ? "Masks made from the frames' own still background" : "No automatic masks"))"
-            + ": \(escape(masks.reason))."
+        let headline = masks.rejectedByPoseCheck == true && !masks.used ? "Masks made from the frames' own still background, set aside"
+            : masks.used ? "Masks made from the frames' own still background" : "No automatic masks"
+        var facts = "<p>\(escape(headline)): \(escape(masks.reason))."
         if let share = masks.meanObjectShare {
             facts += " The object keeps \(ReportFormat.fixed(100 * share, 0)) % of a frame on average"
             if let core = masks.coreShare, core > 0 {

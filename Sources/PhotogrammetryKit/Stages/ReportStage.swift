@@ -46,10 +46,12 @@ public struct ReportStage: ReconstructionStage {
         return try? ModelRenders.make(model: model, cameras: views.map { ($0.name, $0.view, $0.imageURL) })
     }
 
-    /// Four frames spread over the capture with their automatic masks shown; none when the run
-    /// made none (a preview that cannot be made is left out).
-    func maskedThumbnails(_ report: Report, scene: ReconstructionScene) -> [(name: String, jpeg: Data)] {
-        guard report.automaticMasks?.used == true, let masks = scene.masks else { return [] }
+    /// Four frames spread over the capture with their automatic masks shown, also when the pose
+    /// check set them aside (the page shows what was judged); none when the run made none (a
+    /// preview that cannot be made is left out).
+    func maskedThumbnails(_ report: Report, scene: ReconstructionScene, layout: OutputLayout) -> [(name: String, jpeg: Data)] {
+        guard let automatic = report.automaticMasks, automatic.used || automatic.rejectedByPoseCheck == true else { return [] }
+        let masks = scene.masks ?? .directory(layout.masks)
         let images = scene.capture.images
         let picks = Set((0..<4).map { $0 * images.count / 4 }).sorted()
         return picks.compactMap { index in
@@ -71,7 +73,7 @@ public struct ReportStage: ReconstructionStage {
         var thumbnails: [String: Data] = [:]
         for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
         let page = ReportHTML.render(report, thumbnails: thumbnails, renders: modelRenders(scene, context),
-                                     maskedThumbnails: maskedThumbnails(report, scene: scene))
+                                     maskedThumbnails: maskedThumbnails(report, scene: scene, layout: context.layout))
         try writeAtomically(Data(page.utf8), to: context.layout.reportHTML)
     }
 }

@@ -206,10 +206,9 @@ reconstruct_pid() {  # the reconstruct process of a capture ("" for any), if one
     done
 }
 alive() {  # a zombie has ended
-    [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
+    [ -n "$1" ] && [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
 }
 capture_1_running() { [ "$(record_status 1 capture-1)" = running ]; }
-capture_1_child() { [ -n "$(reconstruct_pid capture-1)" ]; }
 
 first=$(submit first)
 jobs_submitted=$first
@@ -217,8 +216,15 @@ say "submitted job array $first (tasks ${first}_0, ${first}_1, ${first}_2: shard
 
 # Task 1 runs capture-1, then capture-4: cancel it while capture-1's reconstruct runs.
 wait_for 120 "capture-1 running in task ${first}_1" capture_1_running
-wait_for 60 "capture-1's reconstruct process" capture_1_child
-child=$(reconstruct_pid capture-1)
+# The pid is read once, by the same look that finds the process: a second look may come after it
+# ended, and an empty pid would pass for a live one below.
+child=""
+for _ in $(seq 1 600); do
+    child=$(reconstruct_pid capture-1)
+    [ -n "$child" ] && break
+    sleep 0.1
+done
+[ -n "$child" ] || fail "capture-1's reconstruct process did not appear within 60 s"
 sleep 0.5
 scancel "${first}_1"
 say "scancel ${first}_1 while capture-1 ran (its reconstruct: pid $child)"

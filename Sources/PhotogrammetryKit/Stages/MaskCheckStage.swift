@@ -48,10 +48,10 @@ public struct MaskCheckStage: ReconstructionStage {
         guard !output.passed else { return }
         scene.maskedPasses = (SparsePassState(of: scene), output.reason)
         SparsePassState.clear(scene)
-        scene.automaticMasksRejected = true
+        let reason = Self.reason(output.reason, keptMasks: false)
         scene.report.automaticMasks?.used = false
-        scene.report.automaticMasks?.reason = Self.reason(output.reason, keptMasks: false)
-        context.progress?.event(.automaticMasks, "automatic masks set aside: " + Self.reason(output.reason, keptMasks: false))
+        scene.report.automaticMasks?.reason = reason
+        context.progress?.event(.automaticMasks, "automatic masks set aside: " + reason)
     }
 
     /// What `report.json`'s `automatic_masks.reason` says after the check rejected the masks.
@@ -90,9 +90,7 @@ public struct UnmaskedRerun<Stage: CheckpointedStage>: CheckpointedStage {
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         do {
             return try stage.run(scene, context)
-        } catch PipelineError.noInitialPair {
-            return nil
-        } catch PipelineError.tooFewImages {
+        } catch PipelineError.noInitialPair, PipelineError.tooFewImages {
             return nil
         }
     }
@@ -104,9 +102,10 @@ public struct UnmaskedRerun<Stage: CheckpointedStage>: CheckpointedStage {
         }
         guard let masked = scene.maskedPasses else { return }
         masked.state.restore(to: scene)
-        scene.automaticMasksRejected = false
+        scene.maskedPasses = nil
+        let reason = MaskCheckStage.reason(masked.failure, keptMasks: true)
         scene.report.automaticMasks?.rejectedByPoseCheck = true
-        scene.report.automaticMasks?.reason = MaskCheckStage.reason(masked.failure, keptMasks: true)
-        context.progress?.event(.automaticMasks, "automatic masks kept: " + MaskCheckStage.reason(masked.failure, keptMasks: true))
+        scene.report.automaticMasks?.reason = reason
+        context.progress?.event(.automaticMasks, "automatic masks kept: " + reason)
     }
 }

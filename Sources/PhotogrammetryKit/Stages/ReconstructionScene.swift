@@ -11,12 +11,12 @@ public final class ReconstructionScene {
     public var contentDigest = ""
     /// The masks the run uses, if any.
     public var masks: MaskSource?
+    /// The sparse passes' results under the automatic masks, and the pose check's reason to set
+    /// them aside, while the passes run again without them; nil otherwise.
+    var maskedPasses: (state: SparsePassState, failure: String)?
     /// The automatic masks were rejected by the pose check: the sparse passes run again without
     /// them (``MaskCheckStage``).
-    public var automaticMasksRejected = false
-    /// The sparse passes' results under the automatic masks, and the pose check's reason to set
-    /// them aside, while the passes run again without them.
-    var maskedPasses: (state: SparsePassState, failure: String)?
+    public var automaticMasksRejected: Bool { maskedPasses != nil }
     /// Where the capture's depth images are (a `depth/` folder; HEIC depth items need none).
     public var depth = CaptureDepth(folder: nil)
     /// The pose priors of the capture's images (`transforms.json`), if the run uses any.

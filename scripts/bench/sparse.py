@@ -4,7 +4,7 @@
 Rows (default: all of them, in this order): every capture in $REPO/../shared/datasets with
 images/ (plus templeRing+K), then the captures scripts/data/make-captures.py builds (video-orbit,
 cutout-orbit, lowtex-orbit, lowtex-turntable, fewviews-gray), then those
-scripts/data/render-turntable-captures.py renders (turntable-lowtex-busy, turntable-lowtex-plain,
+scripts/data/render-turntable-captures.py renders (turntable-faint-busy, turntable-lowtex-busy, turntable-lowtex-plain,
 turntable-textured-plain: fixed-camera turntables with no mask; broken-halves, broken-slip,
 broken-shuffled: captures built to break poses, whose AUC says little: their SOURCE.md says what a
 correct tool must report), all looked up in --captures (default $REPO/out/captures; a missing one is
@@ -61,7 +61,7 @@ KNOWN_INTRINSICS_SUFFIX = "+K"
 # Built by scripts/data/make-captures.py into --captures, in this order after the shared captures.
 GENERATED = ["video-orbit", "cutout-orbit", "lowtex-orbit", "lowtex-turntable", "fewviews-gray"]
 # Rendered by scripts/data/render-turntable-captures.py and render-walkaround.py into --captures, after those.
-RENDERED = ["turntable-lowtex-busy", "turntable-lowtex-plain", "turntable-textured-plain",
+RENDERED = ["turntable-faint-busy", "turntable-lowtex-busy", "turntable-lowtex-plain", "turntable-textured-plain",
             "broken-halves", "broken-slip", "broken-shuffled", "walkaround-room"]
 MADE_BY = {**{name: "scripts/data/make-captures.py" for name in GENERATED},
            **{name: "scripts/data/render-turntable-captures.py" for name in RENDERED},
@@ -73,6 +73,8 @@ ROW_NOTES = {
     "cutout-orbit": "RGBA PNG, RGB black under alpha 0; no masks/ (the alpha is the mask)",
     "lowtex-orbit": "flattened textures, no masks",
     "lowtex-turntable": "flattened textures, turning object before a static background, no masks",
+    "turntable-faint-busy": "texture-poor object (a faint texture) turning before a busy static backdrop, fixed "
+                            "camera, no mask",
     "turntable-lowtex-busy": "textureless object turning before a busy static backdrop, fixed camera, no mask",
     "turntable-lowtex-plain": "textureless object turning before a plain dark backdrop, fixed camera, no mask",
     "turntable-textured-plain": "textured object turning before a plain dark backdrop, fixed camera, no mask",
@@ -239,8 +241,9 @@ def colmap_single_camera(args, name: str) -> bool:
 
 
 def colmap_inputs(images: Path, threads: int, intrinsics, single_camera: bool):
-    """What a COLMAP result depends on: the image files (name, size, mtime) and the options."""
-    files = sorted((str(p.relative_to(images)), p.stat().st_size, p.stat().st_mtime_ns)
+    """What a COLMAP result depends on: the image files (name, size, content's SHA-256) and the
+    options. Contents, not times: a dataset copied again is the same input."""
+    files = sorted((str(p.relative_to(images)), p.stat().st_size, hashlib.sha256(p.read_bytes()).hexdigest())
                    for p in images.rglob("*") if p.is_file())
     return {"files": files, "threads": threads, "intrinsics": list(intrinsics) if intrinsics else None,
             "single_camera": single_camera, "pycolmap": pycolmap_version()}

@@ -9,6 +9,8 @@ NAME (see CAPTURES below for each one's scene and what is wrong with it):
                             before a busy static backdrop (wallpaper, posters, a shelf of books, a
                             wooden table, things on it)
   turntable-lowtex-plain    the same object and plate before a plain dark backdrop
+  turntable-faint-busy      the object with a faint texture (clay colour -/+ FAINT_CONTRAST: 100-200
+                            SIFT features on it) before turntable-lowtex-busy's backdrop
   turntable-textured-plain  the object procedurally textured, before the plain dark backdrop
   broken-halves             the first half of the frames show one textured object, the second half
                             another one (same plate, backdrop, camera, turn)
@@ -60,6 +62,7 @@ CAMERA_TARGET = (0.0, 0.0, 0.07)
 CLAY = (0.72, 0.58, 0.45)        # the textureless object's one colour
 PLAIN_PLATE = (0.30, 0.30, 0.31)
 DARK = (0.025, 0.025, 0.027)     # the plain backdrop
+FAINT_CONTRAST = 0.08            # the faint object's texture: clay colour times 1 -/+ this
 OBJECT_COLOURS = [(0.55, 0.12, 0.05), (0.9, 0.75, 0.3), (0.15, 0.35, 0.6), (0.95, 0.95, 0.9)]
 SECOND_COLOURS = [(0.1, 0.4, 0.15), (0.85, 0.85, 0.8), (0.5, 0.1, 0.4), (0.95, 0.6, 0.1)]
 SLIP_AT = 20                     # of 48 frames: the first frame after the slip (scaled to --views)
@@ -71,6 +74,7 @@ TEXTURE_DETAIL = 4.0               # noise octaves of the procedural textures: f
 CAPTURES = {
     "turntable-lowtex-busy": dict(obj="clay", backdrop="busy", plate="plain"),
     "turntable-lowtex-plain": dict(obj="clay", backdrop="plain", plate="plain"),
+    "turntable-faint-busy": dict(obj="faint", backdrop="busy", plate="plain"),
     "turntable-textured-plain": dict(obj="textured", backdrop="plain", plate="plain"),
     "broken-halves": dict(obj="textured", second="sculpture", backdrop="plain", plate="plain"),
     "broken-slip": dict(obj="textured", backdrop="plain", plate="patterned", slip=True),
@@ -175,6 +179,15 @@ def sculpture(parent):
     return parts
 
 
+def object_material(kind):
+    if kind == "clay":
+        return plain_material("clay", CLAY)
+    if kind == "faint":
+        return procedural_material("faint", 8.0, [tuple(c * (1 - FAINT_CONTRAST) for c in CLAY),
+                                                  tuple(c * (1 + FAINT_CONTRAST) for c in CLAY)], 1.0, TEXTURE_DETAIL)
+    return procedural_material("object", 8.0, OBJECT_COLOURS, 1.0, TEXTURE_DETAIL)
+
+
 def build_scene(args, spec):
     scene = bpy.context.scene
     configure_render(scene, args.width, args.height, args.samples, bounces=2)
@@ -199,8 +212,7 @@ def build_scene(args, spec):
     holder = bpy.context.object
     holder.parent = plate
     monkey = smooth_monkey(OBJECT_SIZE)
-    monkey.data.materials.append(plain_material("clay", CLAY) if spec["obj"] == "clay" else
-                                 procedural_material("object", 8.0, OBJECT_COLOURS, 1.0, TEXTURE_DETAIL))
+    monkey.data.materials.append(object_material(spec["obj"]))
     monkey.pass_index = OBJECT_INDEX
     stand_on(monkey, 0.0, holder, gap=-0.002)
     first = [monkey]
@@ -350,6 +362,9 @@ never report "good capture" with poses that follow the file order.
 def write_source(args, spec, out, focal_px, dimensions, names, seconds, features):
     obj = {"clay": f"Blender's monkey head (subdivided twice, smooth), one matte clay colour {CLAY} (linear RGB), "
                    "roughness 1: no texture, only shading",
+           "faint": f"Blender's monkey head (subdivided twice, smooth), a faint procedural Noise + Voronoi "
+                    f"texture in object coordinates: the clay colour {CLAY} times 1 -/+ {FAINT_CONTRAST} (linear "
+                    "RGB), texture-poor but not textureless",
            "textured": "Blender's monkey head (subdivided twice, smooth), procedural Noise + Voronoi texture "
                        "in object coordinates"}[spec["obj"]]
     backdrop = {"busy": "busy and static: a wooden table, patterned wallpaper, three posters, a shelf of "

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
 @testable import PhotogrammetrySparse
 @testable import PhotogrammetryKit
 import PhotogrammetryTestSupport
@@ -81,6 +82,31 @@ final class MaskCheckTests: XCTestCase {
         XCTAssertEqual(summary.rejectedByPoseCheck, true)
         XCTAssertTrue(summary.reason.contains("frames keep too few points"), summary.reason)
         XCTAssertTrue(summary.reason.contains("stand"), summary.reason)
+    }
+
+    /// A busy backdrop's features must not hide a plain subject: with the masks set aside, the
+    /// texture the diagnosis judges is still what the masks held.
+    func testTheTextureJudgedIsTheSubjectsWhenTheMasksAreSetAside() throws {
+        let capture = Repository.root.appendingPathComponent("Datasets/turntable-lowtex-16")
+        let frames = ["0000", "0004", "0008"]
+        let whole = try frames.map { try FeatureSet.extract(imageURL: capture.appendingPathComponent("images/\($0).jpg")) }
+        let inside = try frames.prefix(2).map {
+            try FeatureSet.extract(imageURL: capture.appendingPathComponent("images/\($0).jpg"),
+                                   maskURL: capture.appendingPathComponent("true_masks_object/\($0).png"))
+        }
+        let scene = maskedScene()
+        scene.features = inside
+        try MaskCheckStage().apply(.init(passed: false, reason: "frames keep too few points"), to: scene, context)
+        scene.features = whole  // the rerun's features: every captured image, whole frames
+        let images = scene.describingModels(scene.report).images
+        XCTAssertEqual(images.map(\.name), ["a.jpg", "b.jpg", "c.jpg"])
+        for n in 0..<2 {
+            XCTAssertLessThan(inside[n].countAtBaseThreshold * 4, whole[n].countAtBaseThreshold, "the backdrop is busy")
+            XCTAssertEqual(images[n].featuresAtDefaultContrast, inside[n].countAtBaseThreshold)
+            XCTAssertEqual(images[n].features, whole[n].count, "the features kept are the rerun's")
+        }
+        XCTAssertEqual(images[2].featuresAtDefaultContrast, whole[2].countAtBaseThreshold, "no masked features: its own")
+        XCTAssertEqual(TextureSummary.measure(images)?.verdict, "low")
     }
 
     func testTheRerunHasItsOwnNamesAndKeys() {

@@ -200,7 +200,8 @@ public struct ReportImage: Codable, Sendable {
     /// The SIFT contrast threshold its features were detected at (lowered from 0.04 when the
     /// frame had too few features there).
     public var contrastThreshold: Double?
-    /// Features at the default contrast threshold (before adaptation): the frame's texture.
+    /// Features at the default contrast threshold (before adaptation): the frame's texture
+    /// (inside the automatic masks when the pose check set them aside: the subject's texture).
     public var featuresAtDefaultContrast: Int?
     /// Camera azimuth and elevation about the object centre, degrees (orbit and turntable).
     public var azimuthDeg: Double?

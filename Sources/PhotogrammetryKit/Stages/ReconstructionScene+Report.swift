@@ -49,6 +49,12 @@ extension ReconstructionScene {
     /// Lists every image of the capture with its status and what is known of it.
     private func describeImages(_ report: inout Report) {
         let features = Dictionary(zip(usable.images.map(\.name), self.features), uniquingKeysWith: { a, _ in a })
+        // The texture that decides registration is the subject's. When the automatic masks were
+        // set aside, the frames' features are the whole frame's, a busy backdrop's included: the
+        // subject's texture is what the masks held.
+        let subjectFeatures = maskedPasses.map { masked in
+            Dictionary(zip(masked.state.usable.images.map(\.name), masked.state.features), uniquingKeysWith: { a, _ in a })
+        }
         var modelImages: [String: Set<String>] = [:]
         for (n, other) in models.enumerated() { modelImages[OutputLayout.sparseFolderName(n)] = Set(other.images.values.map(\.name)) }
         let registered = Set(model.images.values.filter(\.isRegistered).map(\.name))
@@ -70,7 +76,7 @@ extension ReconstructionScene {
                 entry.features = set.count
                 entry.blurScore = set.blurScore
                 entry.contrastThreshold = set.contrastThreshold
-                entry.featuresAtDefaultContrast = set.countAtBaseThreshold
+                entry.featuresAtDefaultContrast = (subjectFeatures?[name] ?? set).countAtBaseThreshold
             }
             return entry
         }

@@ -195,7 +195,7 @@ final class SignalTests: XCTestCase {
         XCTAssertEqual(skipped.captures.map(\.finishedBefore), [true, true])
         let summary = try BuiltProgram.run(["batch-summary", out.path], logs: logs)
         XCTAssertEqual(summary.status, 0, summary.standardError)
-        XCTAssertTrue(summary.standardOutput.contains("2 captures: 2 ok (2 skipped, finished before) (from batch.json)"),
+        XCTAssertTrue(summary.standardOutput.contains("2 captures: 2 ok (2 reused, finished before) (from batch.json)"),
                       summary.standardOutput)
         let merged = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("batch-summary.json")))
             as? [String: Any])

@@ -70,7 +70,10 @@ extension ReportHTML {
             + "y2=\"\(n(oy + 7))\"/></g><text x=\"\(n(ox + 6))\" y=\"\(n(oy + 16))\" fill=\"#1f2328\">"
             + "\(isObject ? "object centre" : "origin")</text>\n"
         let elevations = cameras.compactMap(\.elevation)
-        let low = elevations.min() ?? 0, high = elevations.max() ?? 0
+        let low = elevations.min() ?? 0
+        // Cameras at one elevation (to a tenth of a degree) share one colour: spreading the scale
+        // over the noise of their heights would paint a difference there is not.
+        let high = elevationLabels(low: low, high: elevations.max() ?? 0).count == 1 ? low : elevations.max() ?? 0
         for camera in cameras {
             let (px, py) = point(camera.x, camera.y)
             let colour = camera.elevation.map { elevationColour($0, low: low, high: high) } ?? Palette.muted
@@ -123,7 +126,19 @@ extension ReportHTML {
         return "hsl(\(Int((215 - 190 * t).rounded())), 70%, 45%)"
     }
 
-    /// A gradient bar in the bottom-left corner labelled with the lowest and highest elevation.
+    /// The legend's labels: the lowest and highest elevation in whole degrees, or in tenths when
+    /// whole degrees read the same ("7.6°", "8.4°"), or one label when the tenths do too ("all at 8°").
+    static func elevationLabels(low: Double, high: Double) -> [String] {
+        if ReportFormat.degrees(low) != ReportFormat.degrees(high) {
+            return [ReportFormat.degrees(low), ReportFormat.degrees(high)]
+        }
+        let tenths = { (value: Double) in ReportFormat.fixed(value, 1) + "°" }
+        if tenths(low) != tenths(high) { return [tenths(low), tenths(high)] }
+        return ["all at " + ReportFormat.degrees((low + high) / 2)]
+    }
+
+    /// A gradient bar in the bottom-left corner labelled with the lowest and highest elevation
+    /// (one colour and one label when they are the same).
     private static func elevationLegend(low: Double, high: Double) -> String {
         let stops = (0...4).map { step -> String in
             let t = Double(step) / 4
@@ -133,8 +148,10 @@ extension ReportHTML {
         return "<defs><linearGradient id=\"elevation-scale\">\(stops)</linearGradient></defs>"
             + "<text x=\"12\" y=\"\(n(y - 5))\">elevation</text>"
             + "<rect x=\"12\" y=\"\(n(y))\" width=\"110\" height=\"8\" fill=\"url(#elevation-scale)\"/>"
-            + "<text x=\"12\" y=\"\(n(y + 19))\">\(ReportFormat.degrees(low))</text>"
-            + "<text x=\"122\" y=\"\(n(y + 19))\" text-anchor=\"end\">\(ReportFormat.degrees(high))</text>\n"
+            + elevationLabels(low: low, high: high).enumerated().map { index, label in
+                index == 0 ? "<text x=\"12\" y=\"\(n(y + 19))\">\(label)</text>"
+                           : "<text x=\"122\" y=\"\(n(y + 19))\" text-anchor=\"end\">\(label)</text>"
+            }.joined() + "\n"
     }
 
     /// A coordinate for SVG: one decimal, no trailing ".0".

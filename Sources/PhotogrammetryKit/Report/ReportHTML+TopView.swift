@@ -70,10 +70,7 @@ extension ReportHTML {
             + "y2=\"\(n(oy + 7))\"/></g><text x=\"\(n(ox + 6))\" y=\"\(n(oy + 16))\" fill=\"#1f2328\">"
             + "\(isObject ? "object centre" : "origin")</text>\n"
         let elevations = cameras.compactMap(\.elevation)
-        let low = elevations.min() ?? 0
-        // Cameras at one elevation (to a tenth of a degree) share one colour: spreading the scale
-        // over the noise of their heights would paint a difference there is not.
-        let high = elevationLabels(low: low, high: elevations.max() ?? 0).count == 1 ? low : elevations.max() ?? 0
+        let low = elevations.min() ?? 0, high = elevations.max() ?? 0
         for camera in cameras {
             let (px, py) = point(camera.x, camera.y)
             let colour = camera.elevation.map { elevationColour($0, low: low, high: high) } ?? Palette.muted
@@ -120,11 +117,17 @@ extension ReportHTML {
             elevation: image.elevationDeg.flatMap { $0.isFinite ? $0 : nil })
     }
 
-    /// Hues from blue (lowest camera) through green to orange (highest).
+    /// Hues from blue (lowest camera) through green to orange (highest); one hue when the
+    /// cameras are within ``minimumColouredSpreadDeg`` of one height, whose differences would
+    /// otherwise be painted as large as a real second ring's.
     private static func elevationColour(_ elevation: Double, low: Double, high: Double) -> String {
-        let t = high > low ? min(1, max(0, (elevation - low) / (high - low))) : 0.5
+        let t = high - low >= minimumColouredSpreadDeg ? min(1, max(0, (elevation - low) / (high - low))) : 0.5
         return "hsl(\(Int((215 - 190 * t).rounded())), 70%, 45%)"
     }
+
+    /// The smallest elevation spread the top view colours, degrees: below it the cameras are one
+    /// ring (the header's spread reads 0° or 1°).
+    static let minimumColouredSpreadDeg = 1.0
 
     /// The legend's labels: the lowest and highest elevation in whole degrees, or in tenths when
     /// whole degrees read the same ("7.6°", "8.4°"), or one label when the tenths do too ("all at 8°").

@@ -23,7 +23,7 @@ enum BatchSummaryCommand {
         print("summary: \(url.path)")
         fflush(stdout)
         guard summary.isClean else {
-            let flagged = summary.captures.filter { !(["ok", "skipped"].contains($0.entry.status) && $0.flag == nil) }
+            let flagged = summary.captures.filter { !($0.entry.status == "ok" && $0.flag == nil) }
             var problems = flagged.prefix(3).map { "\($0.entry.name) \($0.flag.map { $0.components(separatedBy: ":")[0] } ?? $0.entry.status)" }
             if flagged.count > 3 { problems.append("and \(flagged.count - 3) more") }
             if flagged.isEmpty { problems = summary.warnings }

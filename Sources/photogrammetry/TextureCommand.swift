@@ -44,9 +44,12 @@ enum TextureCommand {
         let started = Date()
         let mesh: MeshModel
         do { mesh = try ModelReader.read(meshURL) } catch { throw MeshFailure("\(error)") }
-        try OutputFolder.refuseOverlap(input: input, output: layout.root)
-        try OutputFolder.prepare(layout)
         let cleanup = TextureWorkspace(layout: layout)
+        try OutputFolder.refuseOverlap(input: input, output: cleanup.ownFolder)
+        // Held until the run ends: a second run to the same OUTPUT is refused before it can touch
+        // (or remove) this one's working files.
+        let lock = try cleanup.prepare()
+        defer { withExtendedLifetime(lock) {} }
         do {
             // A signal ends the run as a failure does: the views and unpacked zip go, --poses
             // sfm's checkpoints stay for the rerun.
@@ -64,8 +67,9 @@ enum TextureCommand {
     /// Reads the capture and its priors, textures `mesh` and writes the model files.
     static func run(_ parsed: ArgumentParser.Parsed, mesh: MeshModel, meshURL: URL, input: URL, layout: OutputLayout,
                     detail: DetailLevel, threads: Int, fromStructureFromMotion: Bool, started: Date) throws {
-        let work = layout.work
-        let capture = try CaptureLoader.load(input: input, workspace: work, excluding: layout.root)
+        let work = layout.textureWork
+        let capture = try CaptureLoader.load(input: input, workspace: work,
+                                             excluding: TextureWorkspace(layout: layout).ownFolder)
         let priorsURL = parsed["priors"].map { URL(fileURLWithPath: $0) } ?? PosePriors.discover(in: capture)
         guard let priorsURL else {
             throw MeshFailure("\(input.path): no transforms.json beside the images and no --priors: texture needs the photos' poses in the mesh's frame")
@@ -112,7 +116,8 @@ enum TextureCommand {
     }
 }
 
-/// The working folders of one `texture` run, removed when it ends.
+/// The working folder of one `texture` run (``OutputLayout/textureWork``), its own: named after
+/// OUTPUT, locked while the run works in it, removed when it ends.
 ///
 /// The undistorted views and an unpacked zip are worth nothing once the model is written, and
 /// a folder left behind is one more place a later run would have to trust. The SfM checkpoints
@@ -120,17 +125,35 @@ enum TextureCommand {
 struct TextureWorkspace: Sendable {
     let layout: OutputLayout
 
-    /// After a failure: everything but the SfM checkpoints.
-    func removeAfterFailure() {
-        OutputFolder.removeOwned(layout.work.appendingPathComponent("texture", isDirectory: true))
-        CaptureLoader.removeUnpackedInput(workspace: layout.work)
-        OutputFolder.removeIfEmpty(layout.work)
-        if layout.modelFile != nil { OutputFolder.removeIfEmpty(layout.root) }
+    /// The folder this run writes into besides the model files: a folder OUTPUT, or the working
+    /// folder beside a single-file OUTPUT (what ingest leaves out when OUTPUT is inside INPUT).
+    var ownFolder: URL { layout.modelFile == nil ? layout.root : layout.textureWork }
+
+    /// Makes the folder that takes the model files (with its parents) and the working folder as
+    /// a folder of the tool's own, and locks the working folder.
+    /// - Throws: ``PipelineError/io(_:)`` in one line when a folder cannot be made, the working
+    ///   folder is a planted link or another user's, or another run holds it.
+    func prepare() throws -> FolderLock {
+        try OutputFolder.prepare(layout.modelFile?.deletingLastPathComponent() ?? layout.root, work: nil)
+        let output = layout.modelFile ?? layout.root
+        try OutputFolder.makeOwned(layout.textureWork, output: output)
+        guard let lock = try FolderLock(folder: layout.textureWork) else {
+            throw PipelineError.io("cannot write OUTPUT \(output.path): another texture run to it is working in "
+                                   + "\(layout.textureWork.path) (wait for it to end, or choose another OUTPUT)")
+        }
+        return lock
     }
 
-    /// After success: the whole working folder, and the folder beside a single-file OUTPUT.
+    /// After a failure: everything but the SfM checkpoints.
+    func removeAfterFailure() {
+        let work = layout.textureWork
+        OutputFolder.removeOwned(work.appendingPathComponent("texture", isDirectory: true))
+        CaptureLoader.removeUnpackedInput(workspace: work)
+        OutputFolder.removeIfEmpty(work)
+    }
+
+    /// After success: the whole working folder.
     func removeAfterSuccess() {
-        OutputFolder.removeOwned(layout.work)
-        if layout.modelFile != nil { OutputFolder.removeIfEmpty(layout.root) }
+        OutputFolder.removeOwned(layout.textureWork)
     }
 }

@@ -51,6 +51,10 @@ do {
     // `--help` away, not a screenful that pushes the line that matters off the terminal.
     FileHandle.standardError.write(Data("photogrammetry: error: \("\(failure)".escapingControlCharacters)\n".utf8))
     exit(2)
+} catch let failures as FailureLines {
+    let lines = failures.lines.map { "photogrammetry: error: \($0.escapingControlCharacters)\n" }
+    FileHandle.standardError.write(Data(lines.joined().utf8))
+    exit(1)
 } catch {
     // On a terminal, first clear the progress line a stage may have left.
     let clear = isatty(2) != 0 ? "\r\u{1B}[2K" : ""

@@ -149,9 +149,9 @@ final class BatchEndToEndTests: XCTestCase {
         XCTAssertEqual(rows.map { $0[0] }, Self.names)
         XCTAssertEqual(rows.map { $0[1] }, ["failed", "failed", "ok", "ok", "ok", "ok", "ok"])
         XCTAssertEqual(rows.map { $0[2] }, ["0/2", "-", "12/12", "8/8", "12/12", "12/12", "12/12"])
-        XCTAssertEqual(summary.outputLines.dropFirst().prefix(7).map { $0.hasSuffix("skipped: finished before with the same options") },
+        XCTAssertEqual(summary.outputLines.dropFirst().prefix(7).map { $0.hasSuffix("reused: finished before with the same options") },
                        [false, false, true, true, true, true, true])
-        XCTAssertTrue(summary.standardOutput.contains("7 captures: 5 ok (5 skipped, finished before), 2 failed (from batch-shard-0-of-3.json, "
+        XCTAssertTrue(summary.standardOutput.contains("7 captures: 5 ok (5 reused, finished before), 2 failed (from batch-shard-0-of-3.json, "
                                                       + "batch-shard-1-of-3.json, batch-shard-2-of-3.json)"), summary.standardOutput)
         let merged = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("batch-summary.json")))
             as? [String: Any])

@@ -112,13 +112,14 @@ final class BatchInterruptionTests: XCTestCase {
         XCTAssertEqual(summary.counts["pending"], 1)
         XCTAssertFalse(summary.isClean)
         let text = summary.text()
-        XCTAssertTrue(text.contains("5 captures: 3 ok (1 skipped, finished before), 1 interrupted, 1 pending"), text)
+        XCTAssertTrue(text.contains("5 captures: 3 ok (1 reused, finished before), 1 interrupted, 1 pending"), text)
         let row = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("b ") })
-        XCTAssertTrue(row.hasSuffix("skipped: finished before with the same options"), String(row))
+        XCTAssertTrue(row.hasSuffix("reused: finished before with the same options"), String(row))
         XCTAssertTrue(text.split(separator: "\n").first?.hasSuffix("seconds  note") == true, text)
     }
 
-    /// A record written before the interruption and finished-before fields still loads.
+    /// A record written before the interruption and finished-before fields still loads; its
+    /// "skipped" (a capture found done) is read as what it was: ok, finished before.
     func testARecordWithoutTheNewerFieldsLoads() throws {
         let url = try makeBridgeTestDirectory(self).appendingPathComponent("batch.json")
         try Data("""
@@ -130,8 +131,8 @@ final class BatchInterruptionTests: XCTestCase {
             """.utf8).write(to: url)
         let record = try BatchRecord.load(url)
         XCTAssertNil(record.interruptedBy)
-        XCTAssertEqual(record.captures.map(\.status), ["skipped"])
-        XCTAssertEqual(record.captures.map(\.finishedBefore), [false])
+        XCTAssertEqual(record.captures.map(\.status), ["ok"])
+        XCTAssertEqual(record.captures.map(\.finishedBefore), [true])
         XCTAssertEqual(record.captures.first?.imagesRegistered, 12)
     }
 

@@ -39,12 +39,34 @@ final class BatchSummaryTests: XCTestCase {
         let summary = try BatchSummary.merge(outRoot: root)
         XCTAssertEqual(summary.files, ["batch-shard-0-of-3.json", "batch-shard-1-of-3.json", "batch-shard-2-of-3.json"])
         XCTAssertEqual(summary.captures.map(\.entry.name), names)
-        XCTAssertEqual(summary.captures.map(\.entry.status), ["ok", "failed", "ok", "skipped", "ok"])
+        XCTAssertEqual(summary.captures.map(\.entry.status), ["ok", "failed", "ok", "ok", "ok"])
         XCTAssertEqual(summary.captures.compactMap(\.flag), [])
         XCTAssertEqual(summary.counts["failed"], 1)
         XCTAssertEqual(summary.counts["twice"], 0)
         XCTAssertFalse(summary.isClean, "a capture failed")
-        XCTAssertTrue(summary.text().contains("5 captures: 3 ok, 1 skipped, 1 failed"), summary.text())
+        XCTAssertTrue(summary.text().contains("5 captures: 4 ok (1 reused, finished before), 1 failed"), summary.text())
+    }
+
+    /// A rerun finds every capture done: each stays counted as finished, whether its record says
+    /// so as this version writes it (ok, finished before) or as older ones did ("skipped"), and
+    /// nothing in the summary calls a finished capture skipped.
+    func testCapturesFoundFinishedStayCountedAsFinished() throws {
+        let root = try makeBridgeTestDirectory(self)
+        var rerun = record(Shard(index: 0, count: 2, source: ""), ["a": "ok", "c": "ok", "e": "ok"])
+        for k in rerun.captures.indices { rerun.captures[k].finishedBefore = true }
+        try write(rerun, to: root)
+        try write(record(Shard(index: 1, count: 2, source: ""), ["b": "skipped", "d": "skipped"]), to: root)
+        let summary = try BatchSummary.merge(outRoot: root)
+        XCTAssertEqual(summary.captures.map(\.entry.status), ["ok", "ok", "ok", "ok", "ok"])
+        XCTAssertEqual(summary.counts["ok"], 5)
+        XCTAssertEqual(summary.counts["finished_before"], 5)
+        XCTAssertNil(summary.counts["skipped"])
+        XCTAssertTrue(summary.isClean, summary.text())
+        let text = summary.text()
+        XCTAssertTrue(text.contains("5 captures: 5 ok (5 reused, finished before) (from "), text)
+        XCTAssertFalse(text.contains("skipped"), text)
+        let json = try XCTUnwrap(String(data: summary.jsonData(), encoding: .utf8))
+        XCTAssertFalse(json.contains("skipped"), json)
     }
 
     func testCapturesNoShardRanOrTwoRanAreFlagged() throws {

@@ -57,6 +57,36 @@ final class MeshCommandTests: XCTestCase {
         XCTAssertTrue(table.outputLines[0].hasPrefix("file"))
     }
 
+    /// `stats A B C` with B unreadable and C missing: A's row is printed (table and JSON), then one
+    /// error line per failing file naming it, in order, and exit code 1.
+    func testStatsPrintsTheReadableFilesThenOneLinePerFailure() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let good = folder.appendingPathComponent("good.stl")
+        try ModelExporter.write(MeshModel(positions: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 2, 0)],
+                                          normals: Array(repeating: SIMD3(0, 0, 1), count: 3),
+                                          colors: Array(repeating: SIMD3(128, 128, 128), count: 3),
+                                          triangles: [SIMD3(0, 1, 2)]), to: good)
+        let garbage = folder.appendingPathComponent("garbage.glb")
+        try Data("not a model".utf8).write(to: garbage)
+        let missing = folder.appendingPathComponent("missing.obj")
+        let files = [good, garbage, missing].map(\.path)
+        let table = try run(["stats"] + files)
+        XCTAssertEqual(table.status, 1)
+        XCTAssertEqual(table.outputLines.count, 2, table.standardOutput)
+        XCTAssertTrue(table.outputLines.last?.contains("good.stl") ?? false, table.standardOutput)
+        guard table.errorLines.count == 2 else { return XCTFail("one line per failing file: \(table.standardError)") }
+        XCTAssertTrue(table.errorLines[0].hasPrefix("photogrammetry: error: ") && table.errorLines[0].contains(garbage.path),
+                      table.standardError)
+        XCTAssertTrue(table.errorLines[1].hasPrefix("photogrammetry: error: ") && table.errorLines[1].contains(missing.path),
+                      table.standardError)
+        let json = try run(["stats", "--json"] + files)
+        XCTAssertEqual(json.status, 1)
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertEqual(rows.first?["triangles"] as? Int, 1)
+        XCTAssertEqual(json.errorLines.count, 2, json.standardError)
+    }
+
     func testTheCloudsUnitCarriesIntoTheModel() throws {
         let folder = try makeBridgeTestDirectory(self)
         let plain = try sphereCloudFile(in: folder)

@@ -113,6 +113,50 @@ final class ReportHTMLTests: XCTestCase {
         XCTAssert(page.contains("not reported"))
     }
 
+    /// The top view's elevation bar names a range that reads as one: whole degrees when they
+    /// differ, tenths when only those do, and one label when the cameras are all at one elevation;
+    /// never "8° … 8°". Less than a degree apart, the cameras share one colour.
+    func testTheElevationBarNeverReadsTheSameValueAtBothEnds() throws {
+        func legend(_ elevations: (Int) -> Double) throws -> (labels: [String], colours: Set<String>) {
+            var report = makeSampleReport()
+            for index in report.images.indices where report.images[index].centerTop != nil {
+                report.images[index].elevationDeg = elevations(index)
+            }
+            let page = ReportHTML.render(report, thumbnails: [:])
+            let start = try XCTUnwrap(page.range(of: "id=\"elevation-scale\""))
+            let bar = page[start.lowerBound...]
+            let svg = String(bar[..<(bar.range(of: "</svg>")?.lowerBound ?? bar.endIndex)])
+            let labels = svg.matches(of: try Regex(">([^<]*°)</text>")).map { String($0.output[1].substring ?? "") }
+            let cameras = page.matches(of: try Regex("<circle cx=\"[^\"]*\" cy=\"[^\"]*\" r=\"4.5\" fill=\"([^\"]*)\""))
+            return (labels, Set(cameras.map { String($0.output[1].substring ?? "") }))
+        }
+        let rings = try legend { 10 + 12.5 * Double($0 % 3) }
+        XCTAssertEqual(rings.labels, ["10°", "35°"])
+        XCTAssertEqual(rings.colours.count, 3, "three rings, three colours")
+        let close = try legend { 7.6 + 0.1 * Double($0) }
+        XCTAssertEqual(close.labels, ["7.6°", "8.4°"])
+        XCTAssertEqual(close.colours.count, 1, "0.8° apart: one ring, one colour")
+        let flat = try legend { 8.02 + 0.01 * Double($0 % 2) }
+        XCTAssertEqual(flat.labels, ["all at 8°"])
+        XCTAssertEqual(flat.colours.count, 1, "one elevation, one colour")
+    }
+
+    /// The blur floor is told as the one rule it is (a fraction of the capture's median) with
+    /// the numbers it gave, and the mean reprojection error says what it averages over.
+    func testTheBlurRuleAndTheReprojectionMeanSayWhatTheyAre() {
+        var report = makeSampleReport()
+        var page = ReportHTML.render(report, thumbnails: [:])
+        XCTAssert(page.contains("Frames with a blur score below 0.3 × the capture's median were rejected as blurred "
+                                + "(0.3 × 1.17 = 0.35)."), page)
+        XCTAssertFalse(page.contains("relative to"))
+        XCTAssert(page.contains("<dd>0.61 px <span class=\"aside\">(per observation; 0.57 px per point, as COLMAP)</span></dd>"))
+        report.blurFloorFraction = nil
+        report.meanReprojectionErrorPerPointPx = nil
+        page = ReportHTML.render(report, thumbnails: [:])
+        XCTAssert(page.contains("Frames with a blur score below 0.35 were rejected."))
+        XCTAssert(page.contains("<dd>0.61 px <span class=\"aside\">(per observation)</span></dd>"))
+    }
+
     func testMissingPositionsOmitTheTopViewGracefully() throws {
         var report = makeSampleReport()
         for index in report.images.indices {

@@ -36,7 +36,7 @@ final class SlurmClusterTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.contains("scancel") && $0.contains("while capture-1 ran") }, outcome.standardOutput)
         XCTAssertTrue(lines.contains { $0.contains("ended (CANCELLED, exit 143") && $0.contains("interrupted_by SIGTERM") },
                       outcome.standardOutput)
-        XCTAssertTrue(lines.contains { $0.contains("6 captures: 6 ok (") && $0.contains(" skipped, finished before)") }, outcome.standardOutput)
+        XCTAssertTrue(lines.contains { $0.contains("6 captures: 6 ok (") && $0.contains(" reused, finished before)") }, outcome.standardOutput)
         XCTAssertTrue(lines.contains { $0.contains("PASS: every capture done exactly once") }, outcome.standardOutput)
         print(outcome.standardOutput)
     }

@@ -107,17 +107,17 @@ final class WorkspaceSafetyTests: XCTestCase {
         let shared = try sharedFolder()
         let (target, before) = try victim()
         let output = shared.appendingPathComponent("plane.glb")
-        try plantLink(at: shared.appendingPathComponent("plane"), to: target)
+        try plantLink(at: shared.appendingPathComponent("plane.glb.work"), to: target)
         let linked = try run(["texture", mesh.path, zip.path, output.path, "--detail", "preview"])
         XCTAssertEqual(linked.status, 1)
         XCTAssertEqual(linked.errorLines, ["photogrammetry: error: cannot write OUTPUT \(output.path): "
-                                           + "\(shared.path)/plane is a symbolic link, which is not followed "
+                                           + "\(shared.path)/plane.glb.work is a symbolic link, which is not followed "
                                            + "(remove it, or choose another OUTPUT)"])
         XCTAssertEqual(try listing(target), before)
 
         try XCTSkipUnless(geteuid() == 0, "planting a folder as another user needs root")
-        try FileManager.default.removeItem(at: shared.appendingPathComponent("plane"))
-        let theirs = shared.appendingPathComponent("plane")
+        try FileManager.default.removeItem(at: shared.appendingPathComponent("plane.glb.work"))
+        let theirs = shared.appendingPathComponent("plane.glb.work")
         try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: false)
         try plantLink(at: theirs.appendingPathComponent("work"), to: target)
         XCTAssertEqual(chown(theirs.path, Self.otherUser, Self.otherUser), 0)
@@ -127,6 +127,55 @@ final class WorkspaceSafetyTests: XCTestCase {
         XCTAssertTrue(owned.standardError.contains("\(theirs.path) belongs to another user (uid \(Self.otherUser))"),
                       owned.standardError)
         XCTAssertEqual(try listing(target), before)
+    }
+
+    /// A reconstruction's folders beside or inside `texture`'s OUTPUT (`plane/` for `plane.glb`,
+    /// `work/` inside a folder OUTPUT) are not its working folder: their checkpoints and unpacked
+    /// zip outlive the texturing run, which leaves nothing of its own but the model files.
+    func testTextureLeavesAReconstructionsWorkingFilesAlone() throws {
+        let (mesh, zip) = try planeCapture()
+        let folder = try makeBridgeTestDirectory(self).appendingPathComponent("runs")
+        let checkpoint = "work/checkpoints/sparse.json", unpacked = "work/input/view0.png"
+        for reconstruction in ["plane", "room"] {
+            for file in [checkpoint, unpacked] {
+                let url = folder.appendingPathComponent(reconstruction).appendingPathComponent(file)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data("a reconstruction's".utf8).write(to: url)
+            }
+        }
+        let before = try listing(folder)
+        let single = try run(["texture", mesh.path, zip.path, folder.appendingPathComponent("plane.glb").path, "--detail", "preview"])
+        XCTAssertEqual(single.status, 0, single.standardError)
+        XCTAssertEqual(try listing(folder), (before + ["plane.glb"]).sorted(), "plane/ as it was; no working folder left")
+
+        let room = folder.appendingPathComponent("room")
+        let into = try run(["texture", mesh.path, zip.path, room.path, "--detail", "preview"])
+        XCTAssertEqual(into.status, 0, into.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: room.appendingPathComponent(checkpoint).path), "work/ kept")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: room.appendingPathComponent(unpacked).path))
+        let texturePages = ["png", "jpg"]
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: room.path)
+                        .filter { !texturePages.contains(($0 as NSString).pathExtension) }.sorted(),
+                       ["model.glb", "model.mtl", "model.obj", "model.usdz", "work"],
+                       "the model files beside the reconstruction's work/, no working folder of texture's left")
+    }
+
+    /// Two `texture` runs to one OUTPUT never share a working folder: while one works in it (its
+    /// lock held), the other is refused in one line and touches nothing.
+    func testASecondTextureRunToTheSameOutputIsRefused() throws {
+        let (mesh, zip) = try planeCapture()
+        let folder = try makeBridgeTestDirectory(self).appendingPathComponent("runs")
+        let output = folder.appendingPathComponent("plane.glb")
+        let work = folder.appendingPathComponent("plane.glb.work")
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("texture"), withIntermediateDirectories: true)
+        let held = try XCTUnwrap(try FolderLock(folder: work))
+        let before = try listing(folder)
+        let second = try run(["texture", mesh.path, zip.path, output.path, "--detail", "preview"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertEqual(second.errorLines, ["photogrammetry: error: cannot write OUTPUT \(output.path): another texture run "
+                                           + "to it is working in \(work.path) (wait for it to end, or choose another OUTPUT)"])
+        XCTAssertEqual(try listing(folder), before, "the first run's working files untouched")
+        withExtendedLifetime(held) {}
     }
 
     /// A failed `texture` (no priors) removes its unpacked zip and working folder too.

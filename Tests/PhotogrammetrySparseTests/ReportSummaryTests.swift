@@ -15,7 +15,8 @@ final class ReportSummaryTests: XCTestCase {
         XCTAssert(lines.contains("  alignment   9 of 10 usable images registered (90%)"))
         XCTAssert(lines.contains("  coverage    320° of azimuth"))
         XCTAssert(lines.contains("  spread      25° of elevation"))
-        XCTAssert(lines.contains("  accuracy    0.61 px mean reprojection error, 12,345 points"))
+        XCTAssert(lines.contains("  accuracy    0.61 px mean reprojection error per observation (0.57 px per point, as COLMAP), "
+                                 + "12,345 points"), lines.joined(separator: "\n"))
         XCTAssert(lines.contains(
             "  rejected    2 frames: IMG_0010.jpg: blurry (0.2 < floor 0.35); IMG_0011.heic: unreadable"))
         XCTAssertFalse(lines.contains { $0.contains("static") })

@@ -8,6 +8,7 @@ package func makeSampleReport() -> Report {
     report.imagesRegistered = 9
     report.alignmentRatio = 0.9
     report.meanReprojectionErrorPx = 0.61
+    report.meanReprojectionErrorPerPointPx = 0.57
     report.points3D = 12_345
     report.meanTrackLength = 4.2
     report.captureKind = "orbit"
@@ -15,6 +16,7 @@ package func makeSampleReport() -> Report {
     report.azimuthCoverageDeg = 320
     report.elevationSpreadDeg = 25
     report.blurFloor = 0.35
+    report.blurFloorFraction = 0.3
     report.staticFeaturesDiscarded = 0
     report.rejectedImages = [RejectedImage(name: "IMG_0010.jpg", reason: "blurry (0.2 < floor 0.35)"),
                              RejectedImage(name: "IMG_0011.heic", reason: "unreadable")]

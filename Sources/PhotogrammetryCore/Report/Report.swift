@@ -52,7 +52,13 @@ public struct Report: Codable, Sendable {
     public var imagesRegistered = 0
     /// Registered images / usable images.
     public var alignmentRatio = 0.0
+    /// The mean over the largest model's observations (every observation of every point weighs
+    /// the same), pixels.
     public var meanReprojectionErrorPx = 0.0
+    /// The mean over its points of each point's mean over its observations, pixels: COLMAP's
+    /// "mean reprojection error" (each point weighs the same, however long its track). Nil in
+    /// older reports.
+    public var meanReprojectionErrorPerPointPx: Double?
     public var points3D = 0
     public var meanTrackLength = 0.0
     public var rejectedImages: [RejectedImage] = []
@@ -75,8 +81,10 @@ public struct Report: Codable, Sendable {
     /// that stood still), "automatic masks" (segmentation found the camera fixed) or "still
     /// background" (the masked-out background did not change).
     public var turntableEvidence: String?
-    /// Blur scores below this were rejected (relative to the capture's median score).
+    /// Blur scores below this were rejected: ``blurFloorFraction`` times the capture's median score.
     public var blurFloor: Double?
+    /// The fraction of the capture's median blur score that made ``blurFloor``; nil without a floor.
+    public var blurFloorFraction: Double?
     /// Where the masks came from, e.g. "alpha channel of 100 images"; nil without masks.
     public var masks: String?
     /// Whether a fixed camera's frames were segmented from their own background, and why (or
@@ -145,13 +153,15 @@ public struct Report: Codable, Sendable {
     package enum CodingKeys: String, CodingKey {
         case imagesTotal = "images_total", imagesRegistered = "images_registered"
         case alignmentRatio = "alignment_ratio", meanReprojectionErrorPx = "mean_reprojection_error_px"
+        case meanReprojectionErrorPerPointPx = "mean_reprojection_error_per_point_px"
         case points3D = "points3D", meanTrackLength = "mean_track_length"
         case rejectedImages = "rejected_images", unregisteredImages = "unregistered_images"
         case cameras, captureKind = "capture_kind", azimuthCoverageDeg = "azimuth_coverage_deg"
         case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
         case upSource = "up_source", coverageSectors = "coverage_sectors"
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
-        case blurFloor = "blur_floor", masks, texture, poseCheck = "pose_check", images, video
+        case blurFloor = "blur_floor", blurFloorFraction = "blur_floor_fraction"
+        case masks, texture, poseCheck = "pose_check", images, video
         case automaticMasks = "automatic_masks"
         case models, advice, detail, densePoints = "dense_points", triangles
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
@@ -172,10 +182,12 @@ public struct Report: Codable, Sendable {
         // JSONEncoder omits nil optionals; the schema wants the keys present as null.
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
-                    "coverage_sectors", "turntable_evidence", "blur_floor", "masks", "texture", "dense_points", "triangles",
+                    "coverage_sectors", "turntable_evidence", "blur_floor", "blur_floor_fraction", "masks", "texture",
+                    "dense_points", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
                     "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",
-                    "model_frame", "model_frame_note", "video", "automatic_masks", "pose_check"]
+                    "model_frame", "model_frame_note", "video", "automatic_masks", "pose_check",
+                    "mean_reprojection_error_per_point_px"]
             where object[key] == nil {
             object[key] = NSNull()
         }

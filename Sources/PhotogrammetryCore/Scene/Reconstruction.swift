@@ -81,7 +81,8 @@ public struct Reconstruction: Sendable {
         return (d * d).sum().squareRoot()
     }
 
-    /// The mean reprojection error over all observations of all points, in pixels.
+    /// The mean reprojection error over all observations of all points, in pixels: a point seen
+    /// in ten images weighs ten times one seen in one.
     public var meanReprojectionError: Double {
         var sum = 0.0, count = 0
         for point in points3D.values {
@@ -91,6 +92,20 @@ public struct Reconstruction: Sendable {
                     count += 1
                 }
             }
+        }
+        return count > 0 ? sum / Double(count) : 0
+    }
+
+    /// The mean over points of each point's mean reprojection error over its observations, in
+    /// pixels: each point weighs the same, as in COLMAP's "mean reprojection error". Points
+    /// without an observation in front of a registered camera are left out.
+    public var meanReprojectionErrorPerPoint: Double {
+        var sum = 0.0, count = 0
+        for point in points3D.values {
+            let errors = point.track.compactMap { reprojectionError(of: $0, position: point.position) }
+            guard !errors.isEmpty else { continue }
+            sum += errors.reduce(0, +) / Double(errors.count)
+            count += 1
         }
         return count > 0 ? sum / Double(count) : 0
     }

@@ -80,6 +80,15 @@ public struct OutputLayout: Sendable, Equatable {
 
     /// Checkpoints and intermediate files.
     public var work: URL { root.appendingPathComponent("work", isDirectory: true) }
+    /// A `texture` run's own working folder: `texture-work/` inside a folder OUTPUT, `x.glb.work/`
+    /// beside a single-file OUTPUT `x.glb`. Never `work/`, which may hold a reconstruction's
+    /// checkpoints, nor the `x/` a reconstruction of `x.glb` uses: a texturing run removes its
+    /// working folder when it ends, and must not take another run's files with it.
+    public var textureWork: URL {
+        guard let modelFile else { return root.appendingPathComponent("texture-work", isDirectory: true) }
+        return modelFile.deletingLastPathComponent()
+            .appendingPathComponent(modelFile.lastPathComponent + ".work", isDirectory: true)
+    }
     /// The stages' saved outputs (``CheckpointStore``).
     public var checkpoints: URL { work.appendingPathComponent("checkpoints", isDirectory: true) }
     /// The dense stage's undistorted views, depth maps and manifest.

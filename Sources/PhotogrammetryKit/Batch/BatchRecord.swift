@@ -14,8 +14,8 @@ public struct BatchRecord: Codable, Sendable {
         /// The capture's output folder, absolute.
         public var output: String
         /// "ok", "failed", "interrupted" (a signal stopped it: not finished, a rerun runs it
-        /// again from its checkpoints), "running", "pending"; "skipped" in records without
-        /// ``finishedBefore``, which mark a capture found done that way instead of "ok".
+        /// again from its checkpoints), "running", "pending". A capture found done is "ok" with
+        /// ``finishedBefore``; records without that field said "skipped", read as the same.
         public var status: String
         /// Whether this run left it alone because it had finished before with the same options
         /// (status "ok"): a rerun's record tells which captures it reconstructed and which it found done.
@@ -49,8 +49,13 @@ public struct BatchRecord: Codable, Sendable {
             input = try c.decode(String.self, forKey: .input)
             output = try c.decode(String.self, forKey: .output)
             status = try c.decode(String.self, forKey: .status)
-            // Records written before the field have none.
+            // Records written before the field have none, and call a capture found done "skipped":
+            // it is finished, and counts with the finished ones.
             finishedBefore = try c.decodeIfPresent(Bool.self, forKey: .finishedBefore) ?? false
+            if status == "skipped" {
+                status = "ok"
+                finishedBefore = true
+            }
             imagesRegistered = try c.decodeIfPresent(Int.self, forKey: .imagesRegistered)
             imagesTotal = try c.decodeIfPresent(Int.self, forKey: .imagesTotal)
             captureKind = try c.decodeIfPresent(String.self, forKey: .captureKind)

@@ -134,7 +134,7 @@ public final class BatchRunner: @unchecked Sendable {
                 let stages = (report["stages"] as? [[String: Any]])?.compactMap { $0["seconds"] as? Double }
                 entry.seconds = stages.map { ($0.reduce(0, +) * 10).rounded() / 10 } ?? seconds(since: start)
                 record.captures[position] = entry
-                printer.event(.captureSkipped, "\(capture.name) (\(ordinal)): skipped, finished before with the same options",
+                printer.event(.captureSkipped, "\(capture.name) (\(ordinal)): ok, finished before with the same options (reused)",
                               subject: capture.name)
                 try writeAtomically(record.jsonData(), to: recordURL)
                 continue

@@ -9,7 +9,7 @@ import PhotogrammetryCore
 /// process ran (a shard that never started, another N in one of the runs) is found and flagged
 /// "missing"; a capture in two files (two runs with different shardings) is flagged too.
 public struct BatchSummary: Encodable, Sendable {
-    /// One capture: its best entry (ok over skipped over failed over interrupted over unfinished)
+    /// One capture: its best entry (ok over failed over interrupted over unfinished)
     /// and where it was found.
     public struct Row: Encodable, Sendable {
         public var entry: BatchRecord.Entry
@@ -33,9 +33,9 @@ public struct BatchSummary: Encodable, Sendable {
     public var files: [String]
     /// How many captures the batch has, all shards.
     public var capturesInBatch: Int
-    /// Rows per status (ok, skipped, failed, interrupted, running, pending, missing); `twice`:
-    /// captures in more than one file; `finished_before`: ok rows whose run found them finished
-    /// and skipped them (so ok counts every capture done, each once).
+    /// Rows per status (ok, failed, interrupted, running, pending, missing); `twice`: captures in
+    /// more than one file; `finished_before`: ok rows whose run found them finished and reused
+    /// them (so ok counts every capture done, each once).
     public var counts: [String: Int]
     /// Files that cannot be read, or that disagree on the batch (its captures, its options).
     public var warnings: [String]
@@ -47,7 +47,7 @@ public struct BatchSummary: Encodable, Sendable {
 
     /// Whether every capture of the batch is done once, none failed, and nothing disagrees.
     public var isClean: Bool {
-        captures.allSatisfy { ($0.entry.status == "ok" || $0.entry.status == "skipped") && $0.flag == nil }
+        captures.allSatisfy { $0.entry.status == "ok" && $0.flag == nil }
             && warnings.isEmpty
     }
 
@@ -128,7 +128,7 @@ public struct BatchSummary: Encodable, Sendable {
             }
             rows.append(Row(entry: best.entry, files: places.map(\.file), flag: flag))
         }
-        var counts: [String: Int] = ["ok": 0, "skipped": 0, "failed": 0, "interrupted": 0, "running": 0, "pending": 0, "missing": 0]
+        var counts: [String: Int] = ["ok": 0, "failed": 0, "interrupted": 0, "running": 0, "pending": 0, "missing": 0]
         for row in rows { counts[row.entry.status, default: 0] += 1 }
         counts["twice"] = rows.filter { $0.files.count > 1 }.count
         counts["finished_before"] = rows.filter { $0.entry.status == "ok" && $0.entry.finishedBefore }.count
@@ -137,7 +137,7 @@ public struct BatchSummary: Encodable, Sendable {
 
     /// Lower is better.
     private static func rank(_ status: String) -> Int {
-        ["ok": 0, "skipped": 1, "failed": 2, "interrupted": 3, "running": 4, "pending": 5][status] ?? 6
+        ["ok": 0, "failed": 1, "interrupted": 2, "running": 3, "pending": 4][status] ?? 5
     }
 
     /// The table, then one line of counts and the warnings.

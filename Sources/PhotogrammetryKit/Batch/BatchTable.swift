@@ -7,7 +7,7 @@ public enum BatchTable {
     static let header = ["capture", "status", "registered", "kind", "azimuth", "elevation", "seconds", "note"]
 
     /// What the note column says of a capture the run found finished.
-    static let finishedBeforeNote = "skipped: finished before with the same options"
+    static let finishedBeforeNote = "reused: finished before with the same options"
 
     /// A header and one row per entry: capture, status, registered/total, capture kind, azimuth
     /// coverage, elevation spread, seconds, note (the error, or that it had finished before; the
@@ -31,16 +31,16 @@ public enum BatchTable {
         }.joined(separator: "\n")
     }
 
-    /// "5 ok (3 skipped, finished before), 1 failed, 1 interrupted": how many of each status, in
-    /// a fixed order, zeros left out; of the ok ones, how many the run found finished and skipped.
+    /// "5 ok (3 reused, finished before), 1 failed, 1 interrupted": how many of each status, in
+    /// a fixed order, zeros left out; of the ok ones, how many the run found finished and reused.
     public static func counts(_ entries: [BatchRecord.Entry]) -> String {
-        let order = ["ok", "skipped", "failed", "interrupted", "running", "pending", "missing"]
+        let order = ["ok", "failed", "interrupted", "running", "pending", "missing"]
         var tally: [String: Int] = [:]
         for entry in entries { tally[entry.status, default: 0] += 1 }
         let finishedBefore = entries.filter { $0.status == "ok" && $0.finishedBefore }.count
         let known = order.compactMap { status in
             tally[status].map { count in
-                "\(count) \(status)" + (status == "ok" && finishedBefore > 0 ? " (\(finishedBefore) skipped, finished before)" : "")
+                "\(count) \(status)" + (status == "ok" && finishedBefore > 0 ? " (\(finishedBefore) reused, finished before)" : "")
             }
         }
         let others = tally.keys.filter { !order.contains($0) }.sorted().map { "\(tally[$0]!) \($0)" }

@@ -186,8 +186,8 @@ extension CommandSpec {
             Option("priors", value: "transforms.json", "The photos' poses and intrinsics in the mesh's frame, in nerfstudio's "
                    + "convention (an ARKit capture's export).", default: "a transforms.json beside the images"),
             Option("poses", value: "SOURCE", "priors: the priors' poses and intrinsics as they are. sfm: our own sparse "
-                   + "reconstruction pulled by the priors (their drift corrected, the model in their frame; in work/sfm/, "
-                   + "resumable), then aligned to the mesh by ICP of its points against the surface (a similarity): for "
+                   + "reconstruction pulled by the priors (their drift corrected, the model in their frame; in the "
+                   + "working folder's sfm/, resumable), then aligned to the mesh by ICP of its points against the surface (a similarity): for "
                    + "priors that drift or whose frame is a little off the mesh's.",
                    default: TexturePoses.priors.rawValue, allowed: TexturePoses.allCases.map(\.rawValue)),
             // A texturing run's defaults are a reconstruction's.
@@ -202,9 +202,10 @@ extension CommandSpec {
                 + "exposure is levelled across seams; faces no photo sees keep the mesh's colour. Aligning SfM poses to a "
                 + "mesh without priors is not built yet.",
             usdReading,
-            "Working files (undistorted views, an unpacked zip) go to OUTPUT/work/, or for a file x.glb to x/work/ beside "
-                + "it, and are removed when the run ends, however it ends; only --poses sfm's checkpoints stay after a "
-                + "failure, for the rerun to resume.",
+            "Working files (undistorted views, an unpacked zip) go to a folder of the run's own, OUTPUT/texture-work/, or "
+                + "for a file x.glb x.glb.work/ beside it (never a reconstruction's work/), and are removed when the run "
+                + "ends, however it ends; only --poses sfm's checkpoints (its sfm/) stay after a failure, for the rerun "
+                + "to resume. A second run to the same OUTPUT while one works is refused.",
         ])
 
     public static let helpCommand = CommandSpec(

@@ -19,9 +19,7 @@ extension ReportHTML {
         let counts = ["registered", "unregistered", "rejected"].compactMap { status in
             tally[status].map { "\($0) \(status)" }
         }.joined(separator: ", ")
-        let floor = report.blurFloor.map {
-            " Blur scores below \(escape(blurText($0))) (relative to the capture's median) were rejected."
-        } ?? ""
+        let floor = report.blurFloor.map { blurRule(floor: $0, fraction: report.blurFloorFraction) } ?? ""
         return """
             <section class="images"><h2>Images</h2>
             <p>\(images.count) image\(images.count == 1 ? "" : "s"): \(escape(counts)).\(floor)</p>
@@ -69,6 +67,15 @@ extension ReportHTML {
     private static func fallbackImages(_ report: Report) -> [ReportImage] {
         report.rejectedImages.map { ReportImage(name: $0.name, status: "rejected", reason: $0.reason) }
             + report.unregisteredImages.map { ReportImage(name: $0, status: "unregistered") }
+    }
+
+    /// The one rule that rejected blurred frames, a fraction of the capture's median score, with
+    /// the numbers it gave here; a report without the fraction (an older one) gives the floor alone.
+    static func blurRule(floor: Double, fraction: Double?) -> String {
+        guard let fraction, fraction > 0 else { return " Frames with a blur score below \(escape(blurText(floor))) were rejected." }
+        let share = String(format: "%g", fraction)
+        return " Frames with a blur score below \(share) × the capture's median were rejected as blurred "
+            + "(\(share) × \(escape(blurText(floor / fraction))) = \(escape(blurText(floor))))."
     }
 
     /// A blur score with three significant digits.

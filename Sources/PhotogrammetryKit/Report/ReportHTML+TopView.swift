@@ -117,13 +117,31 @@ extension ReportHTML {
             elevation: image.elevationDeg.flatMap { $0.isFinite ? $0 : nil })
     }
 
-    /// Hues from blue (lowest camera) through green to orange (highest).
+    /// Hues from blue (lowest camera) through green to orange (highest); one hue when the
+    /// cameras are within ``minimumColouredSpreadDeg`` of one height, whose differences would
+    /// otherwise be painted as large as a real second ring's.
     private static func elevationColour(_ elevation: Double, low: Double, high: Double) -> String {
-        let t = high > low ? min(1, max(0, (elevation - low) / (high - low))) : 0.5
+        let t = high - low >= minimumColouredSpreadDeg ? min(1, max(0, (elevation - low) / (high - low))) : 0.5
         return "hsl(\(Int((215 - 190 * t).rounded())), 70%, 45%)"
     }
 
-    /// A gradient bar in the bottom-left corner labelled with the lowest and highest elevation.
+    /// The smallest elevation spread the top view colours, degrees: below it the cameras are one
+    /// ring (the header's spread reads 0° or 1°).
+    static let minimumColouredSpreadDeg = 1.0
+
+    /// The legend's labels: the lowest and highest elevation in whole degrees, or in tenths when
+    /// whole degrees read the same ("7.6°", "8.4°"), or one label when the tenths do too ("all at 8°").
+    static func elevationLabels(low: Double, high: Double) -> [String] {
+        if ReportFormat.degrees(low) != ReportFormat.degrees(high) {
+            return [ReportFormat.degrees(low), ReportFormat.degrees(high)]
+        }
+        let tenths = { (value: Double) in ReportFormat.fixed(value, 1) + "°" }
+        if tenths(low) != tenths(high) { return [tenths(low), tenths(high)] }
+        return ["all at " + ReportFormat.degrees((low + high) / 2)]
+    }
+
+    /// A gradient bar in the bottom-left corner labelled with the lowest and highest elevation
+    /// (one colour and one label when they are the same).
     private static func elevationLegend(low: Double, high: Double) -> String {
         let stops = (0...4).map { step -> String in
             let t = Double(step) / 4
@@ -133,8 +151,10 @@ extension ReportHTML {
         return "<defs><linearGradient id=\"elevation-scale\">\(stops)</linearGradient></defs>"
             + "<text x=\"12\" y=\"\(n(y - 5))\">elevation</text>"
             + "<rect x=\"12\" y=\"\(n(y))\" width=\"110\" height=\"8\" fill=\"url(#elevation-scale)\"/>"
-            + "<text x=\"12\" y=\"\(n(y + 19))\">\(ReportFormat.degrees(low))</text>"
-            + "<text x=\"122\" y=\"\(n(y + 19))\" text-anchor=\"end\">\(ReportFormat.degrees(high))</text>\n"
+            + elevationLabels(low: low, high: high).enumerated().map { index, label in
+                index == 0 ? "<text x=\"12\" y=\"\(n(y + 19))\">\(label)</text>"
+                           : "<text x=\"122\" y=\"\(n(y + 19))\" text-anchor=\"end\">\(label)</text>"
+            }.joined() + "\n"
     }
 
     /// A coordinate for SVG: one decimal, no trailing ".0".

@@ -81,8 +81,10 @@ public enum ReportHTML {
                       report.alignmentRatio < CaptureVerdict.minAlignmentRatio))
         facts.append(angular("Azimuth coverage", report.azimuthCoverageDeg, below: CaptureVerdict.minAzimuthCoverageDeg))
         facts.append(angular("Elevation spread", report.elevationSpreadDeg, below: CaptureVerdict.minElevationSpreadDeg))
+        let perPoint = ReportFormat.perPointError(report).map { "; " + escape($0) } ?? ""
         facts.append(("Mean reprojection error", report.imagesRegistered > 0
-            ? "\(ReportFormat.fixed(report.meanReprojectionErrorPx, 2)) px" : "–", false))
+            ? "\(ReportFormat.fixed(report.meanReprojectionErrorPx, 2)) px "
+                + "<span class=\"aside\">(per observation\(perPoint))</span>" : "–", false))
         facts.append(("3D points", "\(ReportFormat.count(report.points3D))"
             + (report.points3D > 0 ? " <span class=\"aside\">(mean track \(ReportFormat.fixed(report.meanTrackLength, 1)))</span>" : ""),
             false))

@@ -129,6 +129,8 @@ public struct FeatureStage: CheckpointedStage {
         }
         scene.report.masks = output.masks
         scene.report.blurFloor = output.blurFloor
+        // The checkpoint's key holds the fraction, so the options' is the one that made the floor.
+        scene.report.blurFloorFraction = output.blurFloor == nil ? nil : options.blurFloorFraction
         for rejection in output.rejections {
             scene.reject(rejection.name, rejection.reason, PipelineEvent(rawValue: rejection.event) ?? .featuresFailed, context)
         }

@@ -26,6 +26,7 @@ extension ReconstructionScene {
         let usableCount = report.imagesTotal - report.rejectedImages.count
         report.alignmentRatio = usableCount > 0 ? Double(report.imagesRegistered) / Double(usableCount) : 0
         report.meanReprojectionErrorPx = model.meanReprojectionError
+        report.meanReprojectionErrorPerPointPx = model.meanReprojectionErrorPerPoint
         report.points3D = model.points3D.count
         report.meanTrackLength = model.points3D.isEmpty ? 0 : Double(model.numObservations) / Double(model.points3D.count)
         let registeredNames = Set(model.images.values.map(\.name))

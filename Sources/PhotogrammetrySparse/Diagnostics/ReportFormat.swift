@@ -25,6 +25,12 @@ package enum ReportFormat {
         value.isFinite ? "\(Int(value.rounded()))°" : "–"
     }
 
+    /// "0.21 px per point, as COLMAP": the mean reprojection error as COLMAP averages it, beside
+    /// ours over observations; nil when the report has none (older reports).
+    package static func perPointError(_ report: Report) -> String? {
+        report.meanReprojectionErrorPerPointPx.map { "\(fixed($0, 2)) px per point, as COLMAP" }
+    }
+
     /// A value with a fixed number of decimals, "0.53".
     package static func fixed(_ value: Double, _ digits: Int) -> String {
         value.isFinite ? String(format: "%.\(digits)f", value) : "–"

@@ -34,7 +34,8 @@ public enum ReportSummary {
         }
         if report.imagesRegistered > 0 {
             lines.append(row("accuracy", "\(ReportFormat.fixed(report.meanReprojectionErrorPx, 2)) px mean "
-                + "reprojection error, \(ReportFormat.count(report.points3D)) points"))
+                + "reprojection error per observation\(ReportFormat.perPointError(report).map { " (\($0))" } ?? ""), "
+                + "\(ReportFormat.count(report.points3D)) points"))
         }
         if let factor = report.metricScale, report.scaleSource == "pose_priors" {
             lines.append(row("scale", "metres, in the pose priors' frame: \(String(format: "%.6g", factor)) m per SfM unit, "

@@ -1,0 +1,34 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive lock on a folder itself (flock(2) on the folder's descriptor), held while one
+/// process works in it.
+///
+/// No lock file is written, so the folder can be removed (or left empty) as if there were no
+/// lock. The kernel drops the lock when its process ends, however it ends, so a crash leaves
+/// no stale lock.
+public final class FolderLock: @unchecked Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock on the existing folder `folder`, or returns nil when another process holds it.
+    /// - Throws: ``PipelineError/io(_:)`` when the folder cannot be opened.
+    public init?(folder: URL) throws {
+        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw PipelineError.io("cannot open \(folder.path): \(OutputFolder.reason(errno))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

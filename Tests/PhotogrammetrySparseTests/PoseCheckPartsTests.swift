@@ -151,6 +151,17 @@ final class PoseCheckPartsTests: XCTestCase {
         XCTAssertTrue(moved.summary.fix?.contains("slipped") ?? false)
         // Out of capture order there are no consecutive frames to judge.
         XCTAssertFalse(check(PoseCheck.run(model, input(model, graph, ordered: false)), "one_motion").applies)
+        // Consecutive files that are not neighbours (a ring's last frame and the next ring's
+        // first) share a few chance matches: not judged. As many as a true neighbour's are.
+        let typical = graph.edges.filter { $0.second == $0.first + 1 }.map(\.matches.count).sorted()
+        let neighbourly = PoseCheck.minNeighbourShare * Double(typical[typical.count / 2])
+        let scrambled = graph.edges[slip].matches
+        XCTAssertGreaterThan(Int(neighbourly * 0.8), PoseCheck.minLinkMatches)
+        graph.edges[slip].matches = Array(scrambled.prefix(Int(neighbourly * 0.8)))
+        let chance = check(PoseCheck.run(model, input(model, graph)), "one_motion")
+        XCTAssertTrue(chance.passed, chance.evidence)
+        graph.edges[slip].matches = Array(scrambled.prefix(Int(neighbourly * 1.25)))
+        XCTAssertFalse(check(PoseCheck.run(model, input(model, graph)), "one_motion").passed)
     }
 
     func testAMatchBetweenTwoPointsAtOnePlaceIsExplained() {

@@ -62,8 +62,17 @@ extension PoseCheck {
         return (model.reprojectionError(of: element, position: point.position) ?? .infinity) <= maxExplainedErrorPx
     }
 
+    /// Share of the median consecutive pair's judged matches below which two consecutive frames
+    /// are not neighbours in the capture: 0.2. Files named in turn are not always taken side by
+    /// side: the last frame of one ring and the first of the next share a few matches of repeated
+    /// texture and chance (synthetic-orbit's ring change: 38, a tenth of the median), which no
+    /// model need explain. A slip between true neighbours keeps the plate's matches (broken-slip:
+    /// 74, 0.3 of the median).
+    public static let minNeighbourShare = 0.2
+
     /// Whether the model explains the matches of every pair of consecutive frames (an ordered
-    /// capture's strongest pairs) that has ``minLinkMatches`` judged matches.
+    /// capture's strongest pairs) that has ``minLinkMatches`` judged matches and at least
+    /// ``minNeighbourShare`` of the median consecutive pair's.
     static func motionCheck(_ model: Reconstruction, _ input: Input) -> Outcome {
         var outcome = Outcome(check: .init(name: "one_motion", passed: true, threshold: minExplainedShare,
                                            unit: "share of a pair's matches the model explains", evidence: ""),
@@ -78,6 +87,10 @@ extension PoseCheck {
             guard input.ordered, let i = index[a], let j = index[b], abs(i - j) == 1,
                   support.judged >= minLinkMatches else { continue }
             judged.append(i < j ? (a, b, support) : (b, a, support))
+        }
+        let counts = judged.map(\.support.judged).sorted()
+        if let median = counts.isEmpty ? nil : counts[counts.count / 2] {
+            judged.removeAll { Double($0.support.judged) < minNeighbourShare * Double(median) }
         }
         guard !judged.isEmpty else {
             outcome.check.applies = false

@@ -70,11 +70,11 @@ extension ReportHTML {
                 image.onload = function () { texture.needsUpdate = true; pending--; loaded(); };
                 image.onerror = function () { pending--; loaded(); };
                 image.src = 'data:image/jpeg;base64,' + jpeg;
-                materials.push(new THREE.MeshBasicMaterial({ map: texture, side: THREE.DoubleSide }));
+                materials.push(new THREE.MeshBasicMaterial({ map: texture, side: THREE.FrontSide }));
               });
             } else {
               geometry.setAttribute('color', new THREE.BufferAttribute(bytes(m.colors), 3, true));
-              materials.push(new THREE.MeshBasicMaterial({ vertexColors: THREE.VertexColors, side: THREE.DoubleSide }));
+              materials.push(new THREE.MeshBasicMaterial({ vertexColors: THREE.VertexColors, side: THREE.FrontSide }));
             }
             m.groups.forEach(function (g) { geometry.addGroup(3 * g[0], 3 * g[1], Math.max(0, g[2])); });
             layers.model = new THREE.Mesh(geometry, materials);

@@ -3,7 +3,8 @@ extension ReportHTML {
     /// demand (no animation loop: an idle page costs nothing), and publishes what it shows in
     /// `#viewer-state` as JSON — `ready`, `view` ("orbit" or "camera NAME"), `selected`,
     /// `viewProjection` (column-major, world to clip), `eye`, `forward`, `bounds` (the model's
-    /// box, or the points' without a model) and `canvas` (its box in the page) — which the
+    /// box; without a model, the middle of the sparse points and the cameras) and `canvas` (its
+    /// box in the page) — which the
     /// browser test reads back. Without WebGL or three.js it says so and leaves the renders.
     ///
     /// The reconstruction's cameras look along +z with y down (COLMAP); three.js cameras look
@@ -87,7 +88,23 @@ extension ReportHTML {
             g.setAttribute('color', new THREE.BufferAttribute(bytes(c.colors), 3, true));
             return new THREE.Points(g, new THREE.PointsMaterial({ size: size, sizeAttenuation: false, vertexColors: THREE.VertexColors }));
           }
-          if (data.sparse && data.sparse.count) { layers.sparse = cloud(data.sparse, 3); if (!box) box = data.sparse.box; }
+          // Without a model: the box of the middle 96 % of the sparse points on each axis (a few
+          // stray points would make the model a speck), grown to hold the cameras.
+          function middleBox(positions) {
+            var out = [];
+            for (var a = 0; a < 3; a++) {
+              var v = [];
+              for (var i = a; i < positions.length; i += 3) v.push(positions[i]);
+              v.sort(function (x, y) { return x - y; });
+              out[a] = v[Math.floor(0.02 * (v.length - 1))];
+              out[a + 3] = v[Math.ceil(0.98 * (v.length - 1))];
+            }
+            return out;
+          }
+          if (data.sparse && data.sparse.count) {
+            layers.sparse = cloud(data.sparse, 3);
+            if (!box) box = middleBox(layers.sparse.geometry.attributes.position.array);
+          }
           if (data.dense && data.dense.count) { layers.dense = cloud(data.dense, 2); }
 
           // The cameras: centre, axes (world from camera), and a frustum sized to the scene.
@@ -101,14 +118,22 @@ extension ReportHTML {
                      right: new THREE.Vector3(R[0], R[1], R[2]), down: new THREE.Vector3(R[3], R[4], R[5]),
                      forward: new THREE.Vector3(R[6], R[7], R[8]) };
           });
-          if (!box && cams.length) {
-            var lo = cams[0].centre.clone(), hi = lo.clone();
+          var pointsBox = !data.mesh && box ? box.slice() : null;
+          if (!data.mesh && cams.length) {
+            var lo = box ? new THREE.Vector3(box[0], box[1], box[2]) : cams[0].centre.clone();
+            var hi = box ? new THREE.Vector3(box[3], box[4], box[5]) : lo.clone();
             cams.forEach(function (c) { lo.min(c.centre); hi.max(c.centre); });
             box = [lo.x, lo.y, lo.z, hi.x, hi.y, hi.z];
           }
           if (!box) { say('3D view: nothing to show.'); return; }
-          var centre = new THREE.Vector3((box[0] + box[3]) / 2, (box[1] + box[4]) / 2, (box[2] + box[5]) / 2);
-          var radius = Math.max(1e-9, 0.5 * Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]));
+          // The view turns about the model (or the points), far enough to hold the whole box.
+          var focus = pointsBox || box;
+          var centre = new THREE.Vector3((focus[0] + focus[3]) / 2, (focus[1] + focus[4]) / 2, (focus[2] + focus[5]) / 2);
+          var radius = 1e-9;
+          [0, 3].forEach(function (i) { [1, 4].forEach(function (j) { [2, 5].forEach(function (k) {
+            radius = Math.max(radius, centre.distanceTo(new THREE.Vector3(focus[i], focus[j], focus[k])));
+          }); }); });
+          if (pointsBox) cams.forEach(function (c) { radius = Math.max(radius, centre.distanceTo(c.centre)); });
           var up = new THREE.Vector3();
           if (data.up) up.fromArray(data.up); else cams.forEach(function (c) { up.sub(c.down); });
           if (up.lengthSq() < 1e-12) up.set(0, 1, 0);

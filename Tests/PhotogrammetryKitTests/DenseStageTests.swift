@@ -176,7 +176,7 @@ final class DenseStageTests: XCTestCase {
         }
         // Its 3D view in headless Chromium: model pixels fill the box the model projects to under
         // the page's own matrices, pointing at a camera shows its photo, and clicking it and
-        // "Look through this camera" takes that camera's pose (viewer-check.py says how).
+        // "Look through this camera" takes that camera's pose and lens (viewer-check.py says how).
         let shots = output.appendingPathComponent("viewer-shots")
         if let figures = BrowserCheck.viewer(report: output.appendingPathComponent("report.html"), shots: shots) {
             let orbit = try XCTUnwrap(figures["orbit"] as? [String: Any])
@@ -184,6 +184,7 @@ final class DenseStageTests: XCTestCase {
             XCTAssertLessThan(orbit["outside_fraction"] as? Double ?? 1, 0.002)
             let camera = try XCTUnwrap(figures["camera"] as? [String: Any])
             XCTAssertGreaterThan(camera["forward_dot"] as? Double ?? 0, 0.9999)
+            XCTAssertLessThan(camera["lens_error_px"] as? Double ?? 1, 0.5, "the model box lands where the camera's pinhole puts it")
             XCTAssertEqual(figures["without_webgl_keeps_renders"] as? Bool, true)
         }
 

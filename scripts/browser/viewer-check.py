@@ -9,8 +9,8 @@ cameras off with a click on their check box, screenshots the canvas and checks t
 pixels (those differing from the clear colour) fill the rectangle the model's bounding box
 projects to under the page's published view-projection matrix, and that almost none fall
 outside it. Then turns the cameras on, points at a camera (its photo must show), clicks it,
-clicks "Look through this camera", and checks that the view moved to that camera's pose and
-still shows the model. A second, WebGL-less browser must keep the renders and say why.
+clicks "Look through this camera", and checks that the view took that camera's pose and lens
+(the model box's corners where its pinhole puts them) and still shows the model. A second, WebGL-less browser must keep the renders and say why.
 
 Writes OUTDIR/viewer-orbit.png and OUTDIR/viewer-camera.png, prints one JSON line of the
 figures, exits 1 with the reason when a check fails. Needs Debian's `chromium` and Pillow.
@@ -324,6 +324,36 @@ def main():
                                  "forward_dot": round(alignment, 6), "view_projection_change": round(changed, 4)}
             if offset > 1e-6 * max(extent, 1e-12) or alignment < 0.9999 or changed < 1e-3:
                 fail("looking through %s did not take its pose: %s" % (name, figures["camera"]))
+            # Its lens too: the box's corners, edge and face middles on the canvas land where the camera's pinhole puts them,
+            # the photo scaled to the canvas about its middle (focal length fy on both axes).
+            cw, ch = browser.rect("#viewer-canvas")[2:]
+            W, H = camera["size"]
+            ww, wh = (H * cw / ch, H) if cw / ch > W / H else (W, W * ch / cw)
+            scale = cw / ww
+            worst, compared = 0.0, 0
+            b = through["bounds"]
+            grid = [(b[0] + (b[3] - b[0]) * i, b[1] + (b[4] - b[1]) * j, b[2] + (b[5] - b[2]) * k)
+                    for i in (0, 0.5, 1) for j in (0, 0.5, 1) for k in (0, 0.5, 1)]
+            for corner in grid:
+                r, t = camera["R"], camera["t"]
+                xc = [sum(r[3 * row + col] * corner[col] for col in range(3)) + t[row] for row in range(3)]
+                if xc[2] <= 1e-9:
+                    continue
+                u = camera["f"][1] * xc[0] / xc[2] + camera["c"][0]
+                v = camera["f"][1] * xc[1] / xc[2] + camera["c"][1]
+                expected = ((u + (ww - W) / 2) * scale, (v + (wh - H) / 2) * scale)
+                # Points on the canvas only: the page's matrix is 32-bit, far off-canvas points
+                # would measure its rounding.
+                if not (0 <= expected[0] <= cw and 0 <= expected[1] <= ch):
+                    continue
+                shown = to_canvas(through["viewProjection"], corner, cw, ch)
+                if shown:
+                    compared += 1
+                    worst = max(worst, abs(shown[0] - expected[0]), abs(shown[1] - expected[1]))
+            figures["camera"]["lens_error_px"] = round(worst, 4)
+            figures["camera"]["lens_points"] = compared
+            if worst > 0.5 or compared == 0:
+                fail("looking through %s does not take its lens: %s" % (name, figures["camera"]))
             browser.settle()
             image = browser.screenshot()
             crop, points = model_pixels(image, browser.rect("#viewer-canvas"))

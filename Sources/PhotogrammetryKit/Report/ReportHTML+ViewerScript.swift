@@ -188,6 +188,8 @@ extension ReportHTML {
             side.addScaledVector(up, -side.dot(up));
             if (side.lengthSq() < 1e-12) side.set(1, 0, 0).addScaledVector(up, -up.x);
             side.normalize().multiplyScalar(Math.cos(25 * Math.PI / 180)).addScaledVector(up, Math.sin(25 * Math.PI / 180));
+            through = null;
+            applyLens();
             camera.fov = 45;
             camera.near = radius * 1e-3; camera.far = radius * 1e3;
             camera.position.copy(centre).addScaledVector(side, 1.15 * radius / Math.sin(camera.fov * Math.PI / 360));
@@ -195,15 +197,30 @@ extension ReportHTML {
             view = 'orbit';
             controls.update();
           }
+          var through = null;  // the camera looked through, whose lens the view takes
+          function applyLens() {
+            var w = Math.max(1, canvas.clientWidth), h = Math.max(1, canvas.clientHeight);
+            if (!through) { camera.clearViewOffset(); camera.aspect = w / h; return; }
+            // The photo as a window of a frustum centred on its principal point (focal length fy
+            // on both axes), the window widened or heightened about the photo to the canvas's shape.
+            var d = through.data, W = d.size[0], H = d.size[1], cx = d.c[0], cy = d.c[1];
+            var fullW = 2 * Math.max(cx, W - cx), fullH = 2 * Math.max(cy, H - cy);
+            var ww = W, wh = H;
+            if (w / h > W / H) ww = H * w / h; else wh = W * h / w;
+            camera.fov = 2 * Math.atan(fullH / 2 / d.f[1]) * 180 / Math.PI;
+            camera.aspect = fullW / fullH;
+            camera.setViewOffset(fullW, fullH, fullW / 2 - cx - (ww - W) / 2, fullH / 2 - cy - (wh - H) / 2, ww, wh);
+          }
           function lookThrough(c) {
             var d = c.data, eye = c.centre;
             camera.position.copy(eye);
             camera.up.copy(c.down).negate();
-            camera.fov = 2 * Math.atan(d.size[1] / 2 / d.f[1]) * 180 / Math.PI;
             camera.near = Math.max(radius * 1e-4, 1e-9); camera.far = radius * 1e3;
             camera.lookAt(eye.clone().add(c.forward));
             controls.target.copy(eye).addScaledVector(c.forward, Math.max(eye.distanceTo(centre), 1e-6));
             camera.up.copy(up);
+            through = c;
+            applyLens();
             view = 'camera ' + d.name;
             draw();
           }
@@ -211,7 +228,7 @@ extension ReportHTML {
             var w = Math.max(1, canvas.clientWidth), h = Math.max(1, canvas.clientHeight);
             renderer.setPixelRatio(window.devicePixelRatio || 1);
             renderer.setSize(w, h, false);
-            camera.aspect = w / h;
+            applyLens();
             drawLater();
           }
           function publish() {
@@ -231,7 +248,11 @@ extension ReportHTML {
             publish();
           }
           // Any move of the orbit controls leaves a camera's view.
-          controls.addEventListener('change', function () { view = 'orbit'; drawLater(); });
+          controls.addEventListener('change', function () {
+            if (through) { through = null; applyLens(); }
+            view = 'orbit';
+            drawLater();
+          });
 
           // Picking: the camera whose projected frustum (apex, corners, middle) is nearest the pointer.
           var panel = document.getElementById('viewer-camera'), photo = document.getElementById('viewer-photo');

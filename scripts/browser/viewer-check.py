@@ -8,7 +8,8 @@ events: loads the page from file://, waits for the viewer to publish `ready`, tu
 cameras off with a click on their check box, screenshots the canvas and checks that model
 pixels (those differing from the clear colour) fill the rectangle the model's bounding box
 projects to under the page's published view-projection matrix, and that almost none fall
-outside it. Then turns the cameras on, points at a camera (its photo must show), clicks it,
+outside it; with the model off nothing is drawn, and with the dense cloud on its points fill
+part of that box. Then turns the model and the cameras on, points at a camera (its photo must show), clicks it,
 clicks "Look through this camera", and checks that the view took that camera's pose and lens
 (the model box's corners where its pinhole puts them) and still shows the model. A second, WebGL-less browser must keep the renders and say why.
 
@@ -271,6 +272,23 @@ def main():
             crop.save(os.path.join(outdir, "viewer-orbit.png"))
             if has_mesh:
                 figures["orbit"] = check_box(state, crop, points)
+                # The toggles: model off and nothing is drawn; the dense cloud on and its points
+                # show inside the model's box.
+                browser.click_element("#viewer-show-model")
+                _, bare = model_pixels(browser.screenshot(), canvas)
+                figures["toggles"] = {"model_off_drawn": len(bare)}
+                if bare:
+                    fail("with the model and cameras off, %d pixels are still drawn" % len(bare))
+                if "dense" in data:
+                    browser.click_element("#viewer-show-dense")
+                    _, dense = model_pixels(browser.screenshot(), canvas)
+                    x0, y0, x1, y1 = figures["orbit"]["box_px"]
+                    inside = sum(1 for p in dense if x0 <= p[0] <= x1 and y0 <= p[1] <= y1)
+                    figures["toggles"]["dense_fill"] = round(inside / max(1.0, (x1 - x0) * (y1 - y0)), 3)
+                    if figures["toggles"]["dense_fill"] < 0.02:
+                        fail("ticking the dense cloud draws too little in the model's box: %s" % figures["toggles"])
+                    browser.click_element("#viewer-show-dense")
+                browser.click_element("#viewer-show-model")
                 browser.click_element("#viewer-show-cameras")
             # Zoom out with the mouse wheel until the cameras are in view (the first view frames
             # the model), then point at a camera and click it: the one farthest from the others.

@@ -71,13 +71,13 @@ class Browser:
         self.buffer = b""
         self.next_id = 0
         self.events = []
-        self.session = None
+        self.page = None  # the DevTools attachment to the page
 
-    def send(self, method, params=None, session=True, timeout=60):
+    def send(self, method, params=None, to_page=True, timeout=60):
         self.next_id += 1
         message = {"id": self.next_id, "method": method, "params": params or {}}
-        if session and self.session:
-            message["sessionId"] = self.session
+        if to_page and self.page:
+            message["sessionId"] = self.page
         os.write(self.to_browser, json.dumps(message).encode() + b"\0")
         deadline = time.time() + timeout
         while True:
@@ -100,8 +100,8 @@ class Browser:
         return json.loads(line)
 
     def open(self, url):
-        target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        target = self.send("Target.createTarget", {"url": "about:blank"}, to_page=False)["targetId"]
+        self.page = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, to_page=False)["sessionId"]
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False})
         self.send("Page.navigate", {"url": url})
@@ -153,7 +153,7 @@ class Browser:
 
     def close(self):
         try:
-            self.send("Browser.close", session=False, timeout=10)
+            self.send("Browser.close", to_page=False, timeout=10)
         except SystemExit:
             pass
         try:

@@ -174,6 +174,22 @@ final class DenseStageTests: XCTestCase {
             // The temple is bright on a dark backdrop: a render off its photo differs by ~150 levels.
             XCTAssertLessThan(Double(difference) / Double(3 * max(1, covered)), 35, "render matches its photo (pair \(k / 2 - 1))")
         }
+        // Its 3D view in headless Chromium: model pixels fill the box the model projects to under
+        // the page's own matrices, pointing at a camera shows its photo, and clicking it and
+        // "Look through this camera" takes that camera's pose and lens (viewer-check.py says how).
+        let shots = output.appendingPathComponent("viewer-shots")
+        if let figures = BrowserCheck.viewer(report: output.appendingPathComponent("report.html"), shots: shots) {
+            let orbit = try XCTUnwrap(figures["orbit"] as? [String: Any])
+            XCTAssertGreaterThan(orbit["box_fill"] as? Double ?? 0, 0.1)
+            XCTAssertLessThan(orbit["outside_fraction"] as? Double ?? 1, 0.002)
+            let toggles = try XCTUnwrap(figures["toggles"] as? [String: Any])
+            XCTAssertEqual(toggles["model_off_drawn"] as? Int, 0, "nothing drawn with the model and cameras off")
+            XCTAssertGreaterThan(toggles["dense_fill"] as? Double ?? 0, 0.02, "the dense cloud's toggle shows it")
+            let camera = try XCTUnwrap(figures["camera"] as? [String: Any])
+            XCTAssertGreaterThan(camera["forward_dot"] as? Double ?? 0, 0.9999)
+            XCTAssertLessThan(camera["lens_error_px"] as? Double ?? 1, 0.5, "the model box lands where the camera's pinhole puts it")
+            XCTAssertEqual(figures["without_webgl_keeps_renders"] as? Bool, true)
+        }
 
         // A rerun reuses every depth map and the cloud.
         let depthFolder = output.appendingPathComponent("work/dense/depth")

@@ -74,6 +74,15 @@ extension ReportHTML {
         .stages td.bar { width: 300px; }
         .stages td.bar span { display: block; height: 10px; background: #54aeff; border-radius: 2px; min-width: 1px; }
         .stages tr.total td { font-weight: 600; border-bottom: 0; }
+        [hidden] { display: none !important; }
+        .viewer-box { position: relative; }
+        #viewer-canvas { display: block; width: 100%; aspect-ratio: 16 / 10; border-radius: 4px; cursor: grab; }
+        .viewer-tip { position: absolute; pointer-events: none; background: #fff; border: 1px solid \(Palette.grid);
+          border-radius: 4px; padding: 4px; font-size: 12px; box-shadow: 0 2px 6px rgba(0,0,0,.15); }
+        .viewer-tip img { display: block; max-width: 160px; max-height: 120px; }
+        .viewer-controls { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; margin: 8px 0; font-size: 14px; }
+        .viewer-camera { display: flex; gap: 12px; align-items: flex-start; margin: 8px 0; font-size: 14px; }
+        .viewer-camera img { max-width: 200px; max-height: 160px; border-radius: 3px; }
         footer { font-size: 12px; color: \(Palette.muted); text-align: center; }
         """
 }

@@ -5,10 +5,12 @@ import PhotogrammetryDense
 
 /// `report.html`: the report as one self-contained page for a person judging a capture.
 ///
-/// The page holds everything inline — CSS, SVG plots, thumbnails as `data:` URIs — and loads
-/// nothing: no scripts, no fonts, no links to the network. Sections, top to bottom: the verdict
-/// and the numbers behind it, the advice, the pose check (`ReportHTML+PoseCheck.swift`), a top view of the cameras and the coverage dial
-/// (`ReportHTML+TopView.swift`, `ReportHTML+CoverageDial.swift`), the per-image table
+/// The page holds everything inline — CSS, SVG plots, thumbnails as `data:` URIs, the 3D view's
+/// scripts and scene — and loads nothing: no fonts, no links to the network. Sections, top to
+/// bottom: the verdict and the numbers behind it, the advice, the pose check
+/// (`ReportHTML+PoseCheck.swift`), a top view of the cameras and the coverage dial
+/// (`ReportHTML+TopView.swift`, `ReportHTML+CoverageDial.swift`), the 3D view
+/// (`ReportHTML+Viewer.swift`), the model's renders, the per-image table
 /// (`ReportHTML+ImageTable.swift`) and the stage timings. Every text from the report is escaped.
 public enum ReportHTML {
     /// The page for `report`, with `thumbnails` (JPEG bytes by image name) in the image table.
@@ -19,9 +21,12 @@ public enum ReportHTML {
     ///     ``Thumbnail/jpeg(of:maxSide:quality:)``; images without one show a dash.
     ///   - renders: the textured model's renders (``ModelRenders``), nil when there is no model.
     ///   - maskedThumbnails: a few frames with their automatic masks shown (image name, JPEG).
+    ///   - viewer: what the interactive 3D view shows (``ViewerScene``), nil for no 3D view.
+    ///   - viewerLibrary: the three.js scripts the 3D view runs on, or why there are none.
     /// - Returns: A complete HTML5 document.
     public static func render(_ report: Report, thumbnails: [String: Data], renders: ModelRenders? = nil,
-                              maskedThumbnails: [(name: String, jpeg: Data)] = []) -> String {
+                              maskedThumbnails: [(name: String, jpeg: Data)] = [], viewer: ViewerScene? = nil,
+                              viewerLibrary: @autoclosure () -> Result<ViewerLibrary, ViewerLibrary.Missing> = ViewerLibrary.load()) -> String {
         let verdict = CaptureVerdict(report)
         return """
             <!DOCTYPE html>
@@ -41,6 +46,7 @@ public enum ReportHTML {
             \(topView(report))
             \(coverageDial(report))
             </section>
+            \(viewer.map { viewerSection($0, library: viewerLibrary()) } ?? "")
             \(renders.map(modelSection) ?? "")
             \(automaticMasksSection(report, maskedThumbnails))
             \(imageTable(report, thumbnails: thumbnails))
@@ -172,7 +178,7 @@ public enum ReportHTML {
         return """
             <section class="model"><h2>Model</h2>
             <p>Rendered with ambient light only (every surface shows its own colour, unlit), so a shadow is never mistaken for detail.</p>
-            <div class="renders">\(views.joined())</div>
+            <div class="renders views">\(views.joined())</div>
             <div class="renders">\(pairs.joined())</div>
             </section>
             """

@@ -33,15 +33,21 @@ public struct ReportStage: ReconstructionStage {
         scene.report = output
     }
 
-    /// Renders of the model this run wrote, from around it and from three of the dense stage's
-    /// undistorted views; nil without a model. A model that cannot be read or drawn leaves the
-    /// page without renders rather than failing the report.
-    func modelRenders(_ scene: ReconstructionScene, _ context: StageContext) -> ModelRenders? {
+    /// The model this run wrote, nil without one (or when it cannot be read: the page then has
+    /// no renders and no model in its 3D view rather than no report).
+    func writtenModel(_ context: StageContext) -> MeshModel? {
         let written = context.layout.modelFiles.filter { FileManager.default.fileExists(atPath: $0.path) }
         // The same model in any of its files; a USDZ is read through usd-core's helper process,
         // the others in this one.
-        guard let file = written.first(where: { ModelFormat(url: $0) != .usdz }) ?? written.first,
-              let model = try? ModelReader.read(file) else { return nil }
+        guard let file = written.first(where: { ModelFormat(url: $0) != .usdz }) ?? written.first else { return nil }
+        return try? ModelReader.read(file)
+    }
+
+    /// Renders of `model`, from around it and from three of the dense stage's undistorted
+    /// views; nil without a model. A model that cannot be drawn leaves the page without renders
+    /// rather than failing the report.
+    func modelRenders(_ model: MeshModel?, _ scene: ReconstructionScene, _ context: StageContext) -> ModelRenders? {
+        guard let model else { return nil }
         let views = DenseReconstruction.undistortedViews(of: scene.model, in: context.layout.denseWork)
         return try? ModelRenders.make(model: model, cameras: views.map { ($0.name, $0.view, $0.imageURL) })
     }
@@ -72,8 +78,12 @@ public struct ReportStage: ReconstructionStage {
         }
         var thumbnails: [String: Data] = [:]
         for (name, data) in zip(names, slots.values) { thumbnails[name] = data }
-        let page = ReportHTML.render(report, thumbnails: thumbnails, renders: modelRenders(scene, context),
-                                     maskedThumbnails: maskedThumbnails(report, scene: scene, layout: context.layout))
+        let model = writtenModel(context)
+        let viewer = scene.model.registeredImageIDs.isEmpty ? nil
+            : ViewerScene.make(model: model, sparse: scene.model, modelFrame: report.modelFrame, layout: context.layout)
+        let page = ReportHTML.render(report, thumbnails: thumbnails, renders: modelRenders(model, scene, context),
+                                     maskedThumbnails: maskedThumbnails(report, scene: scene, layout: context.layout),
+                                     viewer: viewer)
         try writeAtomically(Data(page.utf8), to: context.layout.reportHTML)
     }
 }

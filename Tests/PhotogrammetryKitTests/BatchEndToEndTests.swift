@@ -50,11 +50,19 @@ final class BatchEndToEndTests: XCTestCase {
     }
 
     /// Every standard output line of `outcomes` as JSON (failing on any that is not).
+    /// Each process's lines count `t` from the batch's start: it never runs backwards.
     private func events(_ outcomes: [BuiltProgram.Outcome]) throws -> [[String: Any]] {
-        try outcomes.flatMap(\.outputLines).map { line in
-            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
-            XCTAssertTrue(object.keys.contains("capture"), line)
-            return object
+        try outcomes.flatMap { outcome in
+            var last = 0.0
+            return try outcome.outputLines.map { line in
+                let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+                XCTAssertTrue(object.keys.contains("capture"), line)
+                XCTAssertEqual(object["schema"] as? Int, ProgressPrinter.jsonSchema, line)
+                let t = try XCTUnwrap(object["t"] as? Double, line)
+                XCTAssertGreaterThanOrEqual(t, last, line)
+                last = t
+                return object
+            }
         }
     }
 

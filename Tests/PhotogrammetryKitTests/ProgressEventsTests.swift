@@ -61,6 +61,8 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertEqual(object["name"] as? String, "image_rejected")
         XCTAssertEqual(object["severity"] as? String, "warning")
         XCTAssertEqual(object["event"] as? String, "note")
+        XCTAssertEqual(object["schema"] as? Int, ProgressPrinter.jsonSchema)
+        XCTAssertNotNil(object["t"] as? Double)
     }
 
     func testProgressLinesCarryAnETAOnceMeasurable() throws {
@@ -74,15 +76,20 @@ final class ProgressEventsTests: XCTestCase {
         let objects = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         XCTAssertEqual(objects.count, 4)
         for object in objects.prefix(3) {
-            XCTAssertEqual(Set(object.keys), ["event", "stage", "done", "total", "percent", "eta_s"])
+            XCTAssertEqual(Set(object.keys), ["event", "stage", "done", "total", "percent", "eta_s", "t", "schema"])
         }
+        let times = objects.compactMap { $0["t"] as? Double }
+        XCTAssertEqual(times.count, objects.count, "every line has t")
+        XCTAssertEqual(times, times.sorted(), "t never runs backwards")
+        XCTAssertGreaterThanOrEqual(times[1] - times[0], 0.05, "t is seconds: the 0.05 s sleep shows")
+        XCTAssertTrue(objects.allSatisfy { $0["schema"] as? Int == ProgressPrinter.jsonSchema })
         XCTAssertTrue(objects[0]["eta_s"] is NSNull, "no rate from one report")
         let eta = try XCTUnwrap(objects[1]["eta_s"] as? Double)
         XCTAssertGreaterThan(eta, 0.05, "two units left at 0.05 s or more each")
         XCTAssertLessThan(eta, 5)
         XCTAssertEqual(objects[2]["eta_s"] as? Double, 0)
         XCTAssertEqual(objects[1]["percent"] as? Int, 50)
-        XCTAssertEqual(Set(objects[3].keys), ["event", "stage", "seconds"])
+        XCTAssertEqual(Set(objects[3].keys), ["event", "stage", "seconds", "t", "schema"])
     }
 
     func testStageRateFromTheFirstReportAndStartingOver() {
@@ -166,16 +173,19 @@ final class ProgressEventsTests: XCTestCase {
     /// Each standard output line as a JSON object with the keys of its kind.
     private func lineObjects(_ outcome: BuiltProgram.Outcome, file: StaticString = #filePath,
                              line: UInt = #line) throws -> [[String: Any]] {
+        let stamp: Set<String> = ["t", "schema"]
         let keys: [String: Set<String>] = [
-            "progress": ["event", "stage", "done", "total", "percent", "eta_s"],
-            "stage": ["event", "stage", "seconds"],
-            "note": ["event", "code", "name", "severity", "message", "subject"],
+            "progress": stamp.union(["event", "stage", "done", "total", "percent", "eta_s"]),
+            "stage": stamp.union(["event", "stage", "seconds"]),
+            "note": stamp.union(["event", "code", "name", "severity", "message", "subject"]),
         ]
         return try outcome.outputLines.map { text in
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text,
                                        file: file, line: line)
             let kind = try XCTUnwrap(object["event"] as? String, text, file: file, line: line)
             XCTAssertEqual(Set(object.keys), keys[kind], text, file: file, line: line)
+            XCTAssertEqual(object["schema"] as? Int, ProgressPrinter.jsonSchema, text, file: file, line: line)
+            XCTAssertGreaterThanOrEqual(object["t"] as? Double ?? -1, 0, text, file: file, line: line)
             if kind == "note" {
                 let event = try XCTUnwrap(PipelineEvent(rawValue: object["code"] as? Int ?? -1), text, file: file, line: line)
                 XCTAssertEqual(object["name"] as? String, event.name, file: file, line: line)

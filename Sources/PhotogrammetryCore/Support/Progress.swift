@@ -73,7 +73,28 @@ public final class ProgressPrinter: ProgressSink {
         package enum CodingKeys: String, CodingKey { case kind = "event", code, name, severity, message, subject }
     }
 
+    /// A line with the seconds since the printer started (`t`) and the lines' ``jsonSchema``.
+    struct Stamped<Line: Encodable>: Encodable {
+        var line: Line
+        var t: Double
+
+        func encode(to encoder: Encoder) throws {
+            try line.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(t, forKey: .t)
+            try container.encode(ProgressPrinter.jsonSchema, forKey: .schema)
+        }
+
+        enum CodingKeys: String, CodingKey { case t, schema }
+    }
+
+    /// The version of the `--progress json` lines' layout, in every line as `schema`: raised when
+    /// a key changes meaning or goes, not when one is added.
+    public static let jsonSchema = 1
+
     public let mode: ProgressMode
+    /// When the printer was made (``now()``): the start of the run its lines' `t` counts from.
+    public let started = ProgressPrinter.now()
     private let lock = NSLock()
     private var lastPercent: [String: Int] = [:]
     private var rates: [String: StageRate] = [:]
@@ -169,7 +190,9 @@ public final class ProgressPrinter: ProgressSink {
 
     /// Writes one JSON line (an encoding failure, which these types cannot have, drops the line).
     private func emit<T: Encodable>(_ line: T) {
-        guard let text = try? JSONLine.encode(line) else { return }
+        // Milliseconds: more digits would only be noise.
+        let t = ((Self.now() - started) * 1000).rounded() / 1000
+        guard let text = try? JSONLine.encode(Stamped(line: line, t: t)) else { return }
         writeLine(text)
     }
 }

@@ -41,6 +41,8 @@ public final class BatchRunner: @unchecked Sendable {
     private var child: Int32?
     /// The signal that stopped this run, once ``interrupt(_:)`` has been called.
     private var interruption: Int32?
+    /// When the batch started: every line's `t` counts from it, a child's lines included.
+    private let started = ProgressPrinter.now()
 
     /// - Parameter captures: every capture of the batch (all shards), sorted, from ``BatchCapture/discover(_:)``.
     public init(listOrDirectory: URL, captures: [BatchCapture], shard: Shard?, outRoot: URL, options: ReconstructionOptions,
@@ -240,6 +242,8 @@ public final class BatchRunner: @unchecked Sendable {
             let subject = object["subject"] as? String
             object["capture"] = fromChild ? capture ?? NSNull() : (subject.map { $0 as Any } ?? NSNull())
         }
+        object["t"] = ((ProgressPrinter.now() - started) * 1000).rounded() / 1000
+        object["schema"] = ProgressPrinter.jsonSchema
         guard let text = try? JSONLine.encode(object: object) else { return }
         writeLine(text)
     }

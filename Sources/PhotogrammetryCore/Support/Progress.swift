@@ -118,6 +118,10 @@ public final class ProgressPrinter: ProgressSink {
     /// Seconds on a monotonic clock.
     package static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
+    /// A line's `t`: seconds since `started` (``now()``), to the millisecond; more digits would
+    /// only be noise.
+    package static func t(since started: Double) -> Double { ((now() - started) * 1000).rounded() / 1000 }
+
     /// An ETA for people: "eta 8 s", "eta 3 min 20 s", "eta 1 h 05 min"; "" when unknown.
     static func etaText(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite else { return "" }
@@ -190,9 +194,7 @@ public final class ProgressPrinter: ProgressSink {
 
     /// Writes one JSON line (an encoding failure, which these types cannot have, drops the line).
     private func emit<T: Encodable>(_ line: T) {
-        // Milliseconds: more digits would only be noise.
-        let t = ((Self.now() - started) * 1000).rounded() / 1000
-        guard let text = try? JSONLine.encode(Stamped(line: line, t: t)) else { return }
+        guard let text = try? JSONLine.encode(Stamped(line: line, t: Self.t(since: started))) else { return }
         writeLine(text)
     }
 }

@@ -242,7 +242,7 @@ public final class BatchRunner: @unchecked Sendable {
             let subject = object["subject"] as? String
             object["capture"] = fromChild ? capture ?? NSNull() : (subject.map { $0 as Any } ?? NSNull())
         }
-        object["t"] = ((ProgressPrinter.now() - started) * 1000).rounded() / 1000
+        object["t"] = ProgressPrinter.t(since: started)
         object["schema"] = ProgressPrinter.jsonSchema
         guard let text = try? JSONLine.encode(object: object) else { return }
         writeLine(text)

@@ -11,10 +11,9 @@ import Darwin
 /// (`OUT_ROOT/NAME/.batch.lock`, flock(2)).
 ///
 /// Shards never share a capture, but two runs with different shardings (`--shard 0/2` beside
-/// `--shard 0/3`) or one shard started twice would write the same folder at once. The kernel
-/// drops the lock when its process ends, however it ends, so a crash leaves no stale lock.
+/// `--shard 0/3`) or one shard started twice would write the same folder at once.
 final class CaptureLock {
-    private let descriptor: Int32
+    private let held: HeldLock
 
     /// Takes the lock on `folder` (created when missing), or returns nil when another process holds it.
     /// - Throws: ``PipelineError/io(_:)`` when the folder or the lock file cannot be made.
@@ -27,15 +26,7 @@ final class CaptureLock {
         let path = folder.appendingPathComponent(".batch.lock").path
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw PipelineError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            return nil
-        }
-        descriptor = fd
-    }
-
-    deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        guard let held = HeldLock(taking: fd) else { return nil }
+        self.held = held
     }
 }

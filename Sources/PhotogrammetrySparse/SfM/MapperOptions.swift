@@ -54,9 +54,13 @@ public struct MapperOptions: Sendable {
     public var priorRegistrationMinInliers = 10
 
     /// Tracks: a component of the matches that holds two keypoints of one image is split into
-    /// consistent tracks rather than dropped (``TrackSet``). Default true: on a walk around a room
-    /// the dropped components are the long ones that tie its ends together (docs/benchmarks.md).
-    public var splitInconsistentTracks = true
+    /// consistent tracks rather than dropped (``TrackSet``). Default false: splitting lifts a walk
+    /// around a room a little (AUC@1 96.4 → 97.3: the dropped components are the long ones that
+    /// tie its ends together) but the greedy split also makes wrong tracks, and their pull on the
+    /// principal point turns every camera alike: on video-orbit the principal point lands 0.44 px
+    /// off and AUC@1 falls from 98.5 to 92.2; pavilion-outer's AUC@5 falls from 28.5 to 20.0
+    /// (docs/benchmarks.md).
+    public var splitInconsistentTracks = false
     /// While the model grows, every global bundle adjustment is preceded by track completion and
     /// retriangulation (``IncrementalMapper/completeAndRetriangulate()``), as COLMAP's mapper
     /// completes and merges tracks around its global refinements: observations that the poses

@@ -1,4 +1,4 @@
-"""Renders the bundled sample: a hand-held orbit all round a textured object, with exact ground truth.
+"""Renders the bundled sample: a camera orbit all round a textured object, with exact ground truth.
 
 Usage (Blender 3.4, Cycles on the CPU, no denoiser):
   nice blender -b --python-exit-code 1 -P scripts/data/render-orbit-capture.py -- \

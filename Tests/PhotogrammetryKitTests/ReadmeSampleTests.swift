@@ -23,8 +23,8 @@ final class ReadmeSampleTests: XCTestCase {
     }
 
     /// All frames registered, the pose check passed, verdict "Good capture" (the whole circle,
-    /// two heights), and the poses within AUC@5 95 of the sample's ground truth; in the time
-    /// README promises (about a minute on two cores; the limit leaves room for a busy machine).
+    /// two heights), and the poses within AUC@5 95 of the sample's ground truth. How long it
+    /// takes is measured in docs/benchmarks.md, not here.
     func testReadmeSampleReconstructsToAGoodCapture() throws {
         let arguments = try Self.readmeArguments()
         XCTAssertEqual(Array(arguments.prefix(1)), ["reconstruct"])
@@ -37,12 +37,9 @@ final class ReadmeSampleTests: XCTestCase {
 
         let work = try makeBridgeTestDirectory(self)
         let output = work.appendingPathComponent("out")
-        let started = Date()
         let outcome = try BuiltProgram.run(["reconstruct", sample.path, output.path] + arguments[3...],
                                            timeout: 600, logs: work.appendingPathComponent("logs"))
-        let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(outcome.status, 0, outcome.standardError)
-        XCTAssertLessThan(seconds, 300, "README says about a minute on two cores")
 
         let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: output.appendingPathComponent("report.json")))
         let truth = try Reconstruction.readColmapText(from: sample.appendingPathComponent("gt_sparse"))

@@ -18,6 +18,8 @@ struct PipelineStep {
     /// The stage's key after an input key (``ReconstructionStage/key(after:)``): its name, its
     /// options and the checkpoint format, hashed with the input's.
     let key: (_ after: String) -> String
+    /// Whether the scene as it stands gives the stage work (``ReconstructionStage/hasWork(_:)``).
+    let hasWork: (ReconstructionScene) -> Bool
     /// Checks the stage's options.
     let validate: () throws -> Void
     /// Runs, resumes or skips (`skip`) the stage in the pipeline's frame.
@@ -39,6 +41,7 @@ struct PipelineStep {
         self.skip = skip
         self.mayFail = mayFail
         key = { stage.key(after: $0) }
+        hasWork = { stage.hasWork($0) }
         validate = { try stage.options.validate() }
         self.perform = perform
     }

@@ -27,6 +27,12 @@ public final class ReconstructionPipeline {
     let checkpoints: CheckpointStore
     /// The stage running now, which a failure is reported against; nil between stages.
     var runningStage: String?
+    /// The run's list of steps and the position of the one performed now, for the plan a stage
+    /// announces (``ReconstructionPipeline/runPlan(starting:)``).
+    var steps: [PipelineStep] = []
+    var stepPosition = 0
+    /// The stages that have run (or resumed) so far, in order.
+    var stagesRun: [String] = []
 
     public convenience init(input: URL, output: URL, options: ReconstructionOptions, progress: ProgressSink?) {
         self.init(input: input, layout: OutputLayout(folder: output), options: options, progress: progress)
@@ -109,7 +115,9 @@ public final class ReconstructionPipeline {
     private func runStages() throws -> Report {
         try start()
         var failure: (stage: String, error: Error)?
-        for step in Self.stages(options) {
+        steps = Self.stages(options)
+        for (position, step) in steps.enumerated() {
+            stepPosition = position
             do {
                 try step.perform(self, step.skip || (step.mayFail && failure != nil))
             } catch let error where step.mayFail {

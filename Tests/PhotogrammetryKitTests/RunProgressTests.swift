@@ -106,6 +106,24 @@ final class RunProgressTests: XCTestCase {
         XCTAssertEqual(report["mean_reprojection_error_px"] as? Double, 0.5)
     }
 
+    /// A part of the running stage ("dense: depth maps") moves the run's fraction as the stage's
+    /// own count would; the next part starting over does not take it back.
+    func testAPartOfTheRunningStageCountsForIt() throws {
+        let lines = LockedLines()
+        let printer = ProgressPrinter(mode: .json) { lines.append($0) }
+        printer.plan(RunPlan(stages: ["sparse", "dense"], shares: [1, 1], current: 1))
+        printer.event(.stageStarted, "dense: started", subject: "dense")
+        _ = printer.update(stage: "dense: depth maps", done: 6, total: 12)
+        XCTAssertEqual(try XCTUnwrap(printer.running?.fraction), 0.5, accuracy: 1e-12)
+        _ = printer.update(stage: "dense: fusion", done: 0, total: 1)
+        XCTAssertEqual(try XCTUnwrap(printer.running?.fraction), 0.5, accuracy: 1e-12)
+        _ = printer.update(stage: "denser", done: 1, total: 1)
+        XCTAssertEqual(try XCTUnwrap(printer.running?.fraction), 0.5, accuracy: 1e-12, "another stage's name is not a part")
+        _ = printer.update(stage: "dense", done: 1, total: 4)
+        XCTAssertEqual(try XCTUnwrap(printer.running?.fraction), 0.25, accuracy: 1e-12, "the stage's own count rules")
+        XCTAssertEqual(try XCTUnwrap(printer.runRemainingSeconds(now: printer.started + 10)), 10 / 0.625 * 0.375, accuracy: 1e-9)
+    }
+
     /// A failure and an interruption close alike, with the message and, for a signal, its exit status.
     func testFailedAndInterruptedClosingLines() throws {
         let cases: [(ProgressPrinter.Closing, String, [String: Any])] = [

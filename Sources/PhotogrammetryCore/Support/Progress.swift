@@ -190,9 +190,12 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
             rates[stage] = StageRate(done: done, total: total, now: now)
             eta = done >= total ? 0 : nil
         }
-        if running?.stage == stage {
-            running?.fraction = total > 0 ? Double(done) / Double(total) : 1
-            running?.eta = eta
+        if let running, running.stage == stage || stage.hasPrefix(running.stage + ": ") {
+            // A part's count ("dense: depth maps", most of dense) stands for the stage's; the
+            // next part starting from 0 does not take the stage back.
+            let fraction = total > 0 ? Double(done) / Double(total) : 1
+            self.running?.fraction = running.stage == stage ? fraction : max(running.fraction, fraction)
+            self.running?.eta = eta
         }
         // Throttle: one line per percent step, so a 10,000-pair stage prints at most 101 lines.
         if lastPercent[stage] == percent && done != total { return true }

@@ -77,9 +77,23 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
 
     /// A `--progress json` line saying a stage finished.
     struct StageLine: Encodable {
-        package var event = "stage"
         package var stage: String
         package var seconds: Double
+        /// The stage's number among the run's and their count, as its progress lines say them.
+        var index: Int?
+        var count: Int?
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode("stage", forKey: .event)
+            try container.encode(stage, forKey: .stage)
+            try container.encode(seconds, forKey: .seconds)
+            // Present as null, not left out: a reader can rely on the keys.
+            try container.encode(index, forKey: .index)
+            try container.encode(count, forKey: .count)
+        }
+
+        enum CodingKeys: String, CodingKey { case event, stage, seconds, index, count }
     }
 
     /// A `--progress json` line carrying a ``PipelineEvent``.
@@ -227,7 +241,7 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
             let line = String(format: "\r\u{1B}[2K%@%@  done in %.1f s\n", stageNumberText, stage, seconds)
             writeTerminal(line)
         case .json:
-            emit(StageLine(stage: stage, seconds: (seconds * 1000).rounded() / 1000))
+            emit(StageLine(stage: stage, seconds: (seconds * 1000).rounded() / 1000, index: runPlan?.index, count: runPlan?.count))
         case .none: break
         }
     }

@@ -78,7 +78,10 @@ extension ProgressPrinter {
         if let silentStep, let stepElapsed {
             message = "\(silentStep.name): \(Int(stepElapsed)) s"
             if let estimate = silentStep.estimate {
-                message += " of about \(Int(estimate.rounded(.up))) s (an estimate)"
+                let about = "about \(Int(estimate.rounded(.up))) s"
+                // The estimate is an idle machine's; other work on the cores makes the call longer.
+                message += stepElapsed <= estimate ? " of \(about) (an estimate)"
+                    : ", past the estimate of \(about) on an idle machine (a busy one takes longer)"
             }
         }
         return HeartbeatLine(stage: stage, index: runPlan?.index, count: runPlan?.count,

@@ -218,7 +218,7 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
         switch mode {
         case .tty:
             let line = String(format: "\r\u{1B}[2K%@%@  %d/%d  %3d%%  %@", stageNumberText, stage, done, total, percent,
-                              Self.etaText(eta) + runETAText(runETA))
+                              [Self.etaText(eta), runETAText(runETA)].filter { !$0.isEmpty }.joined(separator: "  "))
             writeTerminal(line)
         case .json:
             emit(ProgressLine(stage: stage, done: done, total: total, percent: percent, etaSeconds: Self.tenths(eta),
@@ -301,10 +301,10 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
     /// "[4/10] " while a plan is known, else "".
     var stageNumberText: String { runPlan.map { "[\($0.index)/\($0.count)] " } ?? "" }
 
-    /// "  · run eta 3 min 20 s" once the whole run's ETA is measurable, else "".
+    /// "· run eta 3 min 20 s" once the whole run's ETA is measurable, else "".
     func runETAText(_ seconds: Double?) -> String {
         guard seconds != nil else { return "" }
-        return "  · run " + Self.etaText(seconds)
+        return "· run " + Self.etaText(seconds)
     }
 
     /// The whole run's remaining seconds at `now` (under the lock).

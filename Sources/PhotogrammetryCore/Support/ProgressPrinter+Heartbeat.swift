@@ -64,7 +64,8 @@ extension ProgressPrinter {
         let line = heartbeatLine(running.stage, stageElapsed: now - running.started, now: now)
         switch mode {
         case .tty:
-            writeTerminal("\r\u{1B}[2K" + stageNumberText + running.stage + "  " + line.message + runETAText(line.runEtaSeconds))
+            let parts = [running.stage, line.message, runETAText(line.runEtaSeconds)].filter { !$0.isEmpty }
+            writeTerminal("\r\u{1B}[2K" + stageNumberText + parts.joined(separator: "  "))
         case .json:
             emit(line)
         case .none: break

@@ -20,6 +20,10 @@ struct PipelineStep {
     let key: (_ after: String) -> String
     /// Whether the scene as it stands gives the stage work (``ReconstructionStage/hasWork(_:)``).
     let hasWork: (ReconstructionScene) -> Bool
+    /// Whether the run's plan counts the stage before it comes (``ReconstructionPipeline/runPlan(starting:)``):
+    /// false for the passes that run only when a model leaves images out, which no scene before
+    /// the first model can tell; they join the count when they run.
+    var countedAhead = true
     /// Checks the stage's options.
     let validate: () throws -> Void
     /// Runs, resumes or skips (`skip`) the stage in the pipeline's frame.

@@ -62,14 +62,15 @@ extension ReconstructionPipeline {
     }
 
     /// The plan as `stage` starts: the stages run so far, this one, and the later steps the
-    /// options leave in and the scene as it stands gives work (a pass that runs only when images
-    /// are left out counts while they are), each with its typical share (``StageCostShares``).
+    /// options leave in and the scene as it stands gives work, but for the passes that run only
+    /// when a model leaves images out (``PipelineStep/countedAhead``), which count when they run;
+    /// each with its typical share (``StageCostShares``).
     func runPlan(starting stage: String) -> RunPlan {
         // Runs outside the list's loop (``runMatching(transitive:)``) find their step by name.
         if let position = steps.indices.dropFirst(stepPosition).first(where: { steps[$0].name == stage }) {
             stepPosition = position
         }
-        let later = steps.dropFirst(stepPosition + 1).filter { !$0.skip && $0.hasWork(scene) }.map(\.name)
+        let later = steps.dropFirst(stepPosition + 1).filter { $0.countedAhead && !$0.skip && $0.hasWork(scene) }.map(\.name)
         let names = stagesRun + [stage] + later
         return RunPlan(stages: names, shares: names.map { StageCostShares.share(of: $0, at: options.detail) },
                        current: stagesRun.count)

@@ -93,20 +93,22 @@ public final class ReconstructionPipeline {
     /// Stages 2-9: features, matching and the SfM passes; `unmasked`: the same again without the
     /// automatic masks (``UnmaskedRerun``), which run only when the pose check rejected them.
     static func sparsePasses(_ options: ReconstructionOptions, unmasked: Bool = false) -> [PipelineStep] {
-        func step<S: CheckpointedStage>(_ stage: S, skip: Bool = false) -> PipelineStep {
-            unmasked ? PipelineStep(UnmaskedRerun(stage), skip: skip) : PipelineStep(stage, skip: skip)
+        func step<S: CheckpointedStage>(_ stage: S, skip: Bool = false, countedAhead: Bool = true) -> PipelineStep {
+            var step = unmasked ? PipelineStep(UnmaskedRerun(stage), skip: skip) : PipelineStep(stage, skip: skip)
+            step.countedAhead = countedAhead
+            return step
         }
         return [
             step(FeatureStage(options: options.featureStage)),                              //  2. SIFT; blurred frames out
             step(MatchingStage(options: options.matchingStage)),                            //  3. pairs, verification
             step(SparseStage(options: options.sparseStage)),                                //  4. SfM
             step(RematchingStage(options: options.rematchingStage),
-                 skip: !options.rematchingStage.isOn),                                      //  5. transitive, spatial pairs
-            step(RematchedSparseStage(options: options.sparseStage)),                       //  6. SfM again on them
+                 skip: !options.rematchingStage.isOn, countedAhead: false),                 //  5. transitive, spatial pairs
+            step(RematchedSparseStage(options: options.sparseStage), countedAhead: false),  //  6. SfM again on them
             step(FinerFeaturesStage(options: options.finerFeaturesStage),
-                 skip: !options.finerFeatures.enabled),                                     //  7. finer SIFT for images left out
-            step(FinerMatchingStage(options: options.finerMatchingStage)),                  //  8. their pairs matched again
-            step(FinerSparseStage(options: options.sparseStage)),                           //  9. SfM again on them
+                 skip: !options.finerFeatures.enabled, countedAhead: false),                //  7. finer SIFT for images left out
+            step(FinerMatchingStage(options: options.finerMatchingStage), countedAhead: false), // 8. their pairs matched again
+            step(FinerSparseStage(options: options.sparseStage), countedAhead: false),      //  9. SfM again on them
         ]
     }
 

@@ -32,21 +32,27 @@ enum DiagnoseCommand {
             if let removal { Interruption.unregister(removal) }
         }
 
-        let pipeline = ReconstructionPipeline(input: input, output: output, options: options,
-                                              progress: ProgressPrinter(mode: mode))
-        let report: Report
-        do {
-            report = try pipeline.run()
-        } catch PipelineError.tooFewImages(let usable, let required, let input, let rejected, _) where keep == nil {
-            // The report with the reasons goes with the temporary folder: the line carries them.
-            throw PipelineError.tooFewImages(usable: usable, required: required, input: input, rejected: rejected, report: nil)
-        }
-        if json {
-            FileHandle.standardOutput.write(try report.jsonData())
-            print()
-        } else {
-            print(ReportSummary.text(report))
-            if let keep { print("report: \(OutputLayout(folder: keep).reportHTML.path)") }
+        let printer = ProgressPrinter(mode: mode)
+        try RunClosing.run(printer) {
+            let pipeline = ReconstructionPipeline(input: input, output: output, options: options, progress: printer)
+            let report: Report
+            do {
+                report = try pipeline.run()
+            } catch PipelineError.tooFewImages(let usable, let required, let input, let rejected, _) where keep == nil {
+                // The report with the reasons goes with the temporary folder: the line carries them.
+                throw PipelineError.tooFewImages(usable: usable, required: required, input: input, rejected: rejected, report: nil)
+            }
+            if json {
+                FileHandle.standardOutput.write(try report.jsonData())
+                print()
+            } else {
+                print(ReportSummary.text(report))
+                if let keep { print("report: \(OutputLayout(folder: keep).reportHTML.path)") }
+            }
+            var outcome = ReconstructCommand.outcome(report, OutputLayout(folder: output))
+            // The temporary folder goes when the command ends: only a kept one's files are outputs.
+            if keep == nil { outcome.outputs = [:] }
+            printer.close(.finished(outcome))
         }
     }
 

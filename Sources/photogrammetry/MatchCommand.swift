@@ -15,13 +15,16 @@ enum MatchCommand {
         let input = try PipelineArguments.path(parsed.positionals[0], "INPUT", kind: PipelineArguments.inputKind)
         let output = try PipelineArguments.path(parsed.positionals[1], "OUTPUT", kind: PipelineArguments.outputKind)
         let layout = OutputLayout(folder: output)
-        let pipeline = ReconstructionPipeline(input: input, layout: layout,
-                                              options: options,
-                                              progress: ProgressPrinter(mode: try PipelineArguments.progressMode(from: parsed)))
-        let summary = try pipeline.runMatching(transitive: parsed.flags.contains("transitive"))
-        let seconds = summary.stages.filter { $0.name == "matching" || $0.name == "rematching" }.reduce(0) { $0 + $1.seconds }
-        print(String(format: "%d images, %d pairs tried (%@), %d verified, matching %.1f s: %@", summary.images.count,
-                     summary.tried.count, summary.strategy, summary.verified.count, seconds,
-                     layout.matches.path))
+        let printer = ProgressPrinter(mode: try PipelineArguments.progressMode(from: parsed))
+        try RunClosing.run(printer) {
+            let pipeline = ReconstructionPipeline(input: input, layout: layout, options: options, progress: printer)
+            let summary = try pipeline.runMatching(transitive: parsed.flags.contains("transitive"))
+            let seconds = summary.stages.filter { $0.name == "matching" || $0.name == "rematching" }.reduce(0) { $0 + $1.seconds }
+            print(String(format: "%d images, %d pairs tried (%@), %d verified, matching %.1f s: %@", summary.images.count,
+                         summary.tried.count, summary.strategy, summary.verified.count, seconds,
+                         layout.matches.path))
+            printer.close(.finished(.init(status: "complete", outputs: RunClosing.existing([("matches_json", layout.matches)]),
+                                          figures: .init(imagesTotal: summary.images.count))))
+        }
     }
 }

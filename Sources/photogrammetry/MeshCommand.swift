@@ -5,7 +5,7 @@ import PhotogrammetryBridge
 import PhotogrammetryIO
 import PhotogrammetryDense
 
-/// `photogrammetry mesh CLOUD.ply OUTPUT [--detail LEVEL] [--room] [--threads N]`: a mesh at a
+/// `photogrammetry mesh CLOUD.ply OUTPUT [--detail LEVEL] [--room] [--threads N] [--progress MODE]`: a mesh at a
 /// detail level, exported, from any point cloud with normals (our dense.ply, a LiDAR scan).
 enum MeshCommand {
     static func run(_ arguments: [String]) throws {
@@ -31,37 +31,60 @@ enum MeshCommand {
         let targets = layout.modelFile.map { [$0] } ?? layout.folderModels
         try checkWritable(layout)
 
-        let started = Date()
-        let cloud = try load(cloudURL)
-        let loadSeconds = Date().timeIntervalSince(started)
-        let result: SurfaceResult
-        do {
-            result = try SurfaceReconstruction(options: options).run(cloud: cloud)
-        } catch {
-            throw MeshFailure("\(cloudURL.path): \(error)")
+        let mode = try PipelineArguments.progressMode(from: parsed)
+        let printer = ProgressPrinter(mode: mode)
+        // Standard output carries the JSON lines with --progress json; the summary goes beside them.
+        let say = summaryOutput(mode)
+        try RunClosing.run(printer) {
+            let started = Date()
+            let cloud = try load(cloudURL)
+            let loadSeconds = Date().timeIntervalSince(started)
+            let stage = SurfaceReconstruction.stageName
+            printer.plan(RunPlan(stages: [stage], shares: [1], current: 0))
+            printer.event(.stageStarted, "\(stage): started", subject: stage)
+            let result: SurfaceResult
+            do {
+                result = try SurfaceReconstruction(options: options).run(cloud: cloud) { done, total in
+                    printer.update(stage: stage, done: done, total: total)
+                } stepStarted: { step, estimate in
+                    printer.step(stage: stage, step, estimatedSeconds: estimate)
+                }
+            } catch {
+                throw MeshFailure("\(cloudURL.path): \(error)")
+            }
+
+            let exportStart = Date()
+            var model = result.mesh.meshModel()
+            // The cloud's unit: metres only when its header says so (our dense.ply of a metric run).
+            model.lengthUnit = (try? ModelReader.plyLengthUnit(cloudURL)) ?? .unknown
+            let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try ModelExporter.write(model, to: targets)
+            let exportSeconds = Date().timeIntervalSince(exportStart)
+            printer.finished(stage: stage, seconds: Date().timeIntervalSince(started))
+
+            say("cloud: \(cloudURL.path): \(cloud.pointCount) points, median spacing \(format(result.medianSpacing, 4))")
+            say("poisson depth \(result.depth) (cell \(format(result.cellSize, 4))): \(result.poissonTriangles) triangles; "
+                + "trimmed \(result.trim.lowDensityVertices) low-density vertices, \(result.trim.farTriangles) far "
+                + "and \(result.trim.outsideTriangles) outside triangles")
+            let decimation = result.usedClustering ? " (clustering fallback)" : ""
+            say("\(options.detail.rawValue): \(result.mesh.triangleCount) triangles, \(result.mesh.vertexCount) vertices "
+                + "(undecimated \(result.undecimated.triangleCount))\(decimation)")
+            let steps = [("load", loadSeconds)] + result.timings.map { ($0.name, $0.seconds) } + [("export", exportSeconds)]
+            say("seconds: " + steps.map { "\($0.0) \(format($0.1, 2))" }.joined(separator: ", ")
+                + ", total \(format(Date().timeIntervalSince(started), 2))")
+            say("peak memory: \(peakMemoryText)")
+            for target in targets { say("wrote \(target.path)") }
+            printer.close(.finished(.init(status: "complete",
+                                          outputs: RunClosing.existing(targets.map { (RunClosing.modelOutputName($0), $0) }),
+                                          figures: .init(triangles: result.mesh.triangleCount))))
         }
+    }
 
-        let exportStart = Date()
-        var model = result.mesh.meshModel()
-        // The cloud's unit: metres only when its header says so (our dense.ply of a metric run).
-        model.lengthUnit = (try? ModelReader.plyLengthUnit(cloudURL)) ?? .unknown
-        let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try ModelExporter.write(model, to: targets)
-        let exportSeconds = Date().timeIntervalSince(exportStart)
-
-        print("cloud: \(cloudURL.path): \(cloud.pointCount) points, median spacing \(format(result.medianSpacing, 4))")
-        print("poisson depth \(result.depth) (cell \(format(result.cellSize, 4))): \(result.poissonTriangles) triangles; "
-              + "trimmed \(result.trim.lowDensityVertices) low-density vertices, \(result.trim.farTriangles) far "
-              + "and \(result.trim.outsideTriangles) outside triangles")
-        let decimation = result.usedClustering ? " (clustering fallback)" : ""
-        print("\(options.detail.rawValue): \(result.mesh.triangleCount) triangles, \(result.mesh.vertexCount) vertices "
-              + "(undecimated \(result.undecimated.triangleCount))\(decimation)")
-        let steps = [("load", loadSeconds)] + result.timings.map { ($0.name, $0.seconds) } + [("export", exportSeconds)]
-        print("seconds: " + steps.map { "\($0.0) \(format($0.1, 2))" }.joined(separator: ", ")
-              + ", total \(format(Date().timeIntervalSince(started), 2))")
-        print("peak memory: \(peakMemoryText)")
-        for target in targets { print("wrote \(target.path)") }
+    /// Where a command's summary lines go: standard output, or standard error when standard
+    /// output carries `--progress json`'s lines.
+    static func summaryOutput(_ mode: ProgressMode) -> (String) -> Void {
+        mode == .json ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } : { print($0) }
     }
 
     /// Reads the cloud, failing with one line naming the file: not a regular file (checked

@@ -33,6 +33,7 @@ enum TextureCommand {
             poses = given
         }
         let fromStructureFromMotion = poses == .sfm
+        let mode = try PipelineArguments.progressMode(from: parsed)
         // The photos (and masks) texturing decodes are held to this limit, as a run's are.
         try (try parsed["max-megapixels"].map(PipelineArguments.decodeLimits) ?? DecodeLimits()).apply()
         let meshURL = URL(fileURLWithPath: parsed.positionals[0])
@@ -50,23 +51,32 @@ enum TextureCommand {
         // (or remove) this one's working files.
         let lock = try cleanup.prepare()
         defer { withExtendedLifetime(lock) {} }
-        do {
-            // A signal ends the run as a failure does: the views and unpacked zip go, --poses
-            // sfm's checkpoints stay for the rerun.
-            try Interruption.whileRunning(cleanup: { cleanup.removeAfterFailure() }) {
-                try run(parsed, mesh: mesh, meshURL: meshURL, input: input, layout: layout, detail: detail,
-                        threads: threads, fromStructureFromMotion: fromStructureFromMotion, started: started)
+        let printer = ProgressPrinter(mode: mode)
+        try RunClosing.run(printer) {
+            do {
+                // A signal ends the run as a failure does: the views and unpacked zip go, --poses
+                // sfm's checkpoints stay for the rerun.
+                try Interruption.whileRunning(cleanup: { cleanup.removeAfterFailure() }) {
+                    try run(parsed, mesh: mesh, meshURL: meshURL, input: input, layout: layout, detail: detail,
+                            threads: threads, fromStructureFromMotion: fromStructureFromMotion, started: started, printer: printer)
+                }
+            } catch {
+                cleanup.removeAfterFailure()
+                throw error
             }
-        } catch {
-            cleanup.removeAfterFailure()
-            throw error
+            cleanup.removeAfterSuccess()
+            printer.close(.finished(.init(status: "complete",
+                                          outputs: RunClosing.existing(layout.modelFiles.map { (RunClosing.modelOutputName($0), $0) }),
+                                          figures: .init(triangles: mesh.triangles.count))))
         }
-        cleanup.removeAfterSuccess()
     }
 
     /// Reads the capture and its priors, textures `mesh` and writes the model files.
     static func run(_ parsed: ArgumentParser.Parsed, mesh: MeshModel, meshURL: URL, input: URL, layout: OutputLayout,
-                    detail: DetailLevel, threads: Int, fromStructureFromMotion: Bool, started: Date) throws {
+                    detail: DetailLevel, threads: Int, fromStructureFromMotion: Bool, started: Date,
+                    printer: ProgressPrinter) throws {
+        // Standard output carries the JSON lines with --progress json; the summary goes beside them.
+        let say = MeshCommand.summaryOutput(printer.mode)
         let work = layout.textureWork
         let capture = try CaptureLoader.load(input: input, workspace: work,
                                              excluding: TextureWorkspace(layout: layout).ownFolder)
@@ -88,31 +98,47 @@ enum TextureCommand {
             masks = try MaskSource.discover(in: capture)
             maskSelection = .automatic
         }
-        print("mesh: \(meshURL.path): \(mesh.triangles.count) triangles, \(mesh.positions.count) vertices")
-        print("capture: \(capture.images.count) images, \(priors.summary)")
+        say("mesh: \(meshURL.path): \(mesh.triangles.count) triangles, \(mesh.positions.count) vertices")
+        say("capture: \(capture.images.count) images, \(priors.summary)")
 
         let workspace = work.appendingPathComponent("texture", isDirectory: true)
         let result: MeshTexturing.Result
         if fromStructureFromMotion {
             let sfm = work.appendingPathComponent("sfm", isDirectory: true)
-            print("poses: structure from motion with the priors in \(sfm.path) ...")
+            say("poses: structure from motion with the priors in \(sfm.path) ...")
             let aligned = try MeshTexturing.structureFromMotionPoses(mesh: mesh, input: input, capture: capture, priors: priorsURL,
                                                                      mask: maskSelection, workspace: sfm, threads: threads,
-                                                                     progress: nil)
+                                                                     progress: printer)
             let fit = aligned.fit
-            print(String(format: "poses: %d of %d images registered; aligned to the mesh by %d points: scale %.4f, "
+            say(String(format: "poses: %d of %d images registered; aligned to the mesh by %d points: scale %.4f, "
                          + "%.0f%% of the points on the surface, RMS %.3g", aligned.posed.count, capture.images.count, aligned.points,
                          fit.similarity.scale, 100 * fit.fitness, fit.rmse))
-            result = try MeshTexturing.run(mesh: mesh, posed: aligned.posed, masks: masks, workspace: workspace,
-                                           detail: detail, threads: threads)
+            result = try texturing(printer, after: ["sfm"]) {
+                try MeshTexturing.run(mesh: mesh, posed: aligned.posed, masks: masks, workspace: workspace,
+                                      detail: detail, threads: threads)
+            }
         } else {
-            result = try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: masks,
-                                           workspace: workspace, detail: detail, threads: threads)
+            result = try texturing(printer, after: []) {
+                try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: masks,
+                                      workspace: workspace, detail: detail, threads: threads)
+            }
         }
         try ModelExporter.write(result.model, to: layout.modelFiles)
-        print("textured from \(result.views) views: \(result.charts) charts on a \(result.pageSize)² page, "
+        say("textured from \(result.views) views: \(result.charts) charts on a \(result.pageSize)² page, "
               + "\(result.untexturedFaces) faces seen by none (\(String(format: "%.1f", Date().timeIntervalSince(started))) s, peak memory \(MeshCommand.peakMemoryText))")
-        for target in layout.modelFiles { print("wrote \(target.path)") }
+        for target in layout.modelFiles { say("wrote \(target.path)") }
+    }
+
+    /// Runs `body` as the run's "texture" stage, after the stages `before` ("sfm": the SfM of
+    /// `--poses sfm`, which announced its own): its start, heartbeats while it works, its end.
+    static func texturing<T>(_ printer: ProgressPrinter, after before: [String], _ body: () throws -> T) rethrows -> T {
+        let stage = "texture"
+        printer.plan(RunPlan(stages: before + [stage], shares: before.map { _ in 1 } + [1], current: before.count))
+        printer.event(.stageStarted, "\(stage): started", subject: stage)
+        let start = ProgressPrinter.now()
+        let result = try body()
+        printer.finished(stage: stage, seconds: ProgressPrinter.now() - start)
+        return result
     }
 }
 

@@ -95,11 +95,11 @@ final class CommandSpecTests: XCTestCase {
             "reconstruct": ["detail", "room", "mask", "intrinsics", "priors", "sparse-only", "no-mesh", "camera-model", "threads",
                             "seed", "progress", "pairs", "neighbours", "keyframes", "max-megapixels"],
             "diagnose": ["json", "output", "room", "mask", "intrinsics", "priors", "threads", "progress"],
-            "match": ["transitive", "pairs"],
-            "batch": ["shard", "shards", "dry-run", "detail", "priors", "threads"],
+            "match": ["transitive", "pairs", "progress"],
+            "batch": ["shard", "shards", "dry-run", "detail", "priors", "threads", "progress"],
             "compare-cloud": ["sparse", "reference-sparse", "tau", "region", "spacing"],
-            "stats": ["json"], "render": ["cameras"], "mesh": ["detail", "room", "threads"],
-            "texture": ["priors", "poses", "detail", "mask", "threads", "max-megapixels"],
+            "stats": ["json"], "render": ["cameras"], "mesh": ["detail", "room", "threads", "progress"],
+            "texture": ["priors", "poses", "detail", "mask", "threads", "max-megapixels", "progress"],
         ]
         for (name, options) in want {
             let spec = CommandSpec.named(name)
@@ -107,6 +107,13 @@ final class CommandSpecTests: XCTestCase {
             for option in options + ["help"] { XCTAssertNotNil(spec?.option(option), "\(name) --\(option)") }
         }
         for name in ["batch-summary", "compare"] { XCTAssertNotNil(CommandSpec.named(name)) }
+        // --progress is one option, its text written once, wherever it is taken.
+        let progress = CommandSpec.reconstruct.option("progress")
+        for name in ["diagnose", "match", "batch", "mesh", "texture"] {
+            let option = CommandSpec.named(name)?.option("progress")
+            XCTAssertEqual(option?.help, progress?.help, name)
+            XCTAssertEqual(option?.allowedValues, ["tty", "json", "none"], name)
+        }
     }
 
     func testHelpLinesFitTheWidth() {

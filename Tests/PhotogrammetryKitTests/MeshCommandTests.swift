@@ -57,6 +57,28 @@ final class MeshCommandTests: XCTestCase {
         XCTAssertTrue(table.outputLines[0].hasPrefix("file"))
     }
 
+    /// `mesh --progress json`: standard output is JSON lines only (the summary goes to standard
+    /// error), the surface stage numbered 1 of 1, and the last line is the finished event naming
+    /// the files written and the triangle count.
+    func testMeshProgressJSONEndsWithTheFinishedEvent() throws {
+        let folder = try makeBridgeTestDirectory(self)
+        let cloud = try sphereCloudFile(in: folder)
+        let output = folder.appendingPathComponent("sphere.glb")
+        let outcome = try run(["mesh", cloud.path, output.path, "--detail", "preview", "--threads", "2", "--progress", "json"])
+        XCTAssertEqual(outcome.status, 0, outcome.standardError)
+        let lines = try outcome.outputLines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], $0) }
+        XCTAssertTrue(lines.allSatisfy { $0["t"] is Double && $0["schema"] as? Int == ProgressPrinter.jsonSchema })
+        let progress = lines.filter { $0["event"] as? String == "progress" }
+        XCTAssertEqual(progress.count, SurfaceReconstruction.steps.count)
+        XCTAssertTrue(progress.allSatisfy { $0["stage"] as? String == "surface" && $0["index"] as? Int == 1 && $0["count"] as? Int == 1 })
+        let closing = try XCTUnwrap(lines.last)
+        XCTAssertEqual(closing["event"] as? String, "finished")
+        XCTAssertEqual(closing["outputs"] as? [String: String], ["model_glb": output.path])
+        let triangles = try XCTUnwrap((closing["report"] as? [String: Any])?["triangles"] as? Int)
+        XCTAssertTrue(outcome.standardError.contains("preview: \(triangles) triangles"), outcome.standardError)
+        XCTAssertTrue(outcome.standardError.contains("wrote \(output.path)"), "the summary goes to standard error")
+    }
+
     /// `stats A B C` with B unreadable and C missing: A's row is printed (table and JSON), then one
     /// error line per failing file naming it, in order, and exit code 1.
     func testStatsPrintsTheReadableFilesThenOneLinePerFailure() throws {

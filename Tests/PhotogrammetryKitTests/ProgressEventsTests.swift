@@ -76,7 +76,9 @@ final class ProgressEventsTests: XCTestCase {
         let objects = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         XCTAssertEqual(objects.count, 4)
         for object in objects.prefix(3) {
-            XCTAssertEqual(Set(object.keys), ["event", "stage", "done", "total", "percent", "eta_s", "t", "schema"])
+            XCTAssertEqual(Set(object.keys), ["event", "stage", "done", "total", "percent", "eta_s", "index", "count", "run_eta_s",
+                                              "t", "schema"])
+            XCTAssertTrue(object["index"] is NSNull && object["run_eta_s"] is NSNull, "no plan: no stage number, no run ETA")
         }
         let times = objects.compactMap { $0["t"] as? Double }
         XCTAssertEqual(times.count, objects.count, "every line has t")
@@ -89,7 +91,7 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertLessThan(eta, 5)
         XCTAssertEqual(objects[2]["eta_s"] as? Double, 0)
         XCTAssertEqual(objects[1]["percent"] as? Int, 50)
-        XCTAssertEqual(Set(objects[3].keys), ["event", "stage", "seconds", "t", "schema"])
+        XCTAssertEqual(Set(objects[3].keys), ["event", "stage", "seconds", "index", "count", "t", "schema"])
     }
 
     func testStageRateFromTheFirstReportAndStartingOver() {
@@ -118,14 +120,40 @@ final class ProgressEventsTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.standardError)
         let objects = try lineObjects(first)
         XCTAssertGreaterThan(objects.count, 20)
-        let kinds = Set(objects.compactMap { $0["event"] as? String })
-        XCTAssertEqual(kinds, ["progress", "stage", "note"])
+        // Heartbeats come only when a stage is silent for 3 s, which a busy machine may make it.
+        let kinds = Set(objects.compactMap { $0["event"] as? String }).subtracting(["heartbeat"])
+        XCTAssertEqual(kinds, ["progress", "stage", "note", "finished"])
+        XCTAssertEqual(objects.last?["event"] as? String, "finished", "the closing event is the last line")
+        XCTAssertEqual(objects.filter { $0["event"] as? String == "finished" }.count, 1)
         XCTAssertTrue(objects.contains { $0["event"] as? String == "progress" && $0["eta_s"] is Double },
                       "some progress line has a measured ETA")
         let ran = ["ingest", "segmentation", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"]
         XCTAssertEqual(objects.filter { $0["event"] as? String == "stage" }.compactMap { $0["stage"] as? String }, ran)
         XCTAssertEqual(objects.filter { $0["code"] as? Int == PipelineEvent.stageStarted.code }.compactMap { $0["subject"] as? String },
                        ran)
+        // Each stage's lines name its number among the run's: one number per stage, from 1 in
+        // the order they ran, of a count that stays what ran when nothing joins the plan late.
+        let finishedStages = objects.filter { $0["event"] as? String == "stage" && ran.contains($0["stage"] as? String ?? "") }
+        XCTAssertEqual(finishedStages.compactMap { $0["index"] as? Int }, Array(1...ran.count))
+        XCTAssertEqual(finishedStages.last?["count"] as? Int, ran.count)
+        XCTAssertEqual(finishedStages.compactMap { $0["count"] as? Int }, Array(repeating: ran.count, count: ran.count),
+                       "every image registers at once: the passes for images left out are never counted ahead")
+        let numbered = objects.filter { ["progress", "heartbeat"].contains($0["event"] as? String) }
+        let indices = numbered.compactMap { $0["index"] as? Int }
+        XCTAssertEqual(indices.count, numbered.count, "every progress line of a run's stage has its number")
+        XCTAssertEqual(indices, indices.sorted())
+        XCTAssertTrue(numbered.contains { $0["run_eta_s"] is Double }, "the run's ETA once measurable")
+        let closing = try XCTUnwrap(objects.last)
+        XCTAssertEqual(closing["status"] as? String, "complete")
+        let outputs = try XCTUnwrap(closing["outputs"] as? [String: String])
+        XCTAssertEqual(Set(outputs.keys), ["report_json", "report_html", "sparse"], "--sparse-only writes no dense cloud, no model")
+        XCTAssertEqual(outputs["report_html"], output.appendingPathComponent("report.html").path)
+        let headline = try XCTUnwrap(closing["report"] as? [String: Any])
+        XCTAssertEqual(headline["images_registered"] as? Int, 12)
+        XCTAssertEqual(headline["images_total"] as? Int, 12)
+        XCTAssertNotNil(headline["verdict"] as? String)
+        XCTAssertEqual(headline["mean_reprojection_error_px"] as? Double ?? 9, 0.5, accuracy: 0.5)
+        XCTAssertNil(headline["triangles"], "no mesh")
         let codes = objects.compactMap { $0["code"] as? Int }
         XCTAssertTrue(codes.contains(PipelineEvent.pairsSelected.code))
         XCTAssertTrue(codes.contains(PipelineEvent.singleRing.code), "templeRing-12 is one ring")
@@ -154,7 +182,14 @@ final class ProgressEventsTests: XCTestCase {
         let tooFew = try BuiltProgram.run(["reconstruct", input.path, work.appendingPathComponent("out").path, "--progress", "json"],
                                           logs: work.appendingPathComponent("logs"))
         XCTAssertEqual(tooFew.status, 1)
-        let last = try XCTUnwrap(try lineObjects(tooFew).last)
+        let tooFewLines = try lineObjects(tooFew)
+        let closing = try XCTUnwrap(tooFewLines.last)
+        XCTAssertEqual(closing["event"] as? String, "failed", "a failed run's last line is its closing event")
+        XCTAssertEqual(closing["code"] as? Int, PipelineEvent.failed.code)
+        XCTAssertEqual(closing["severity"] as? String, "error")
+        XCTAssertEqual(closing["message"] as? String, "\(input.path): 2 usable images, at least 3 needed",
+                       "the error line the command prints")
+        let last = try XCTUnwrap(tooFewLines.dropLast().last)
         XCTAssertEqual(last["code"] as? Int, PipelineEvent.tooFewImages.code)
         XCTAssertEqual(last["severity"] as? String, "error")
         XCTAssertEqual(last["message"] as? String, "\(input.path): 2 usable images, at least 3 needed")
@@ -164,7 +199,11 @@ final class ProgressEventsTests: XCTestCase {
         let unwritable = try BuiltProgram.run(["reconstruct", input.path, file.path, "--progress", "json"],
                                               logs: work.appendingPathComponent("logs"))
         XCTAssertEqual(unwritable.status, 1)
-        let failed = try XCTUnwrap(try lineObjects(unwritable).last)
+        let unwritableLines = try lineObjects(unwritable)
+        XCTAssertEqual(unwritableLines.last?["event"] as? String, "failed")
+        XCTAssertEqual(unwritableLines.last?["message"] as? String, "cannot write OUTPUT \(file.path): it is a file, not a folder")
+        XCTAssertEqual(unwritableLines.filter { ["finished", "failed", "interrupted"].contains($0["event"] as? String) }.count, 1)
+        let failed = try XCTUnwrap(unwritableLines.dropLast().last)
         XCTAssertEqual(failed["code"] as? Int, PipelineEvent.stageFailed.code)
         XCTAssertEqual(failed["subject"] as? String, "setup")
         XCTAssertEqual(failed["message"] as? String, "setup failed: cannot write OUTPUT \(file.path): it is a file, not a folder")
@@ -175,9 +214,14 @@ final class ProgressEventsTests: XCTestCase {
                              line: UInt = #line) throws -> [[String: Any]] {
         let stamp: Set<String> = ["t", "schema"]
         let keys: [String: Set<String>] = [
-            "progress": stamp.union(["event", "stage", "done", "total", "percent", "eta_s"]),
-            "stage": stamp.union(["event", "stage", "seconds"]),
+            "progress": stamp.union(["event", "stage", "done", "total", "percent", "eta_s", "index", "count", "run_eta_s"]),
+            "stage": stamp.union(["event", "stage", "seconds", "index", "count"]),
             "note": stamp.union(["event", "code", "name", "severity", "message", "subject"]),
+            "heartbeat": stamp.union(["event", "stage", "index", "count", "elapsed_s", "step", "step_elapsed_s", "step_estimate_s",
+                                      "run_eta_s", "message"]),
+            "finished": stamp.union(["event", "code", "severity", "seconds", "message", "status", "outputs", "report"]),
+            "failed": stamp.union(["event", "code", "severity", "seconds", "message"]),
+            "interrupted": stamp.union(["event", "code", "severity", "seconds", "message", "signal", "exit_status"]),
         ]
         return try outcome.outputLines.map { text in
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text,

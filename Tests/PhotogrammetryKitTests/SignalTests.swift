@@ -89,10 +89,22 @@ final class SignalTests: XCTestCase {
             XCTAssertEqual(outcome.status, status)
             XCTAssertEqual(outcome.errorLines, ["photogrammetry: interrupted by \(Interruption.name(of: signal)); \(advice)"])
             XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("report.json").path))
+            // The last JSON line is the one closing event: interrupted, with the signal and the status.
+            let lines = outcome.outputLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            XCTAssertEqual(lines.count, outcome.outputLines.count, "every line is JSON")
+            let closing = try XCTUnwrap(lines.last)
+            XCTAssertEqual(closing["event"] as? String, "interrupted")
+            XCTAssertEqual(closing["code"] as? Int, PipelineEvent.interrupted.code)
+            XCTAssertEqual(closing["signal"] as? String, Interruption.name(of: signal))
+            XCTAssertEqual(closing["exit_status"] as? Int, Int(status))
+            XCTAssertEqual(closing["message"] as? String, "interrupted by \(Interruption.name(of: signal)); \(advice)")
+            XCTAssertEqual(lines.filter { ["finished", "failed", "interrupted"].contains($0["event"] as? String) }.count, 1)
         }
 
         let rerun = try BuiltProgram.run(arguments, timeout: 120, logs: logs)
         XCTAssertEqual(rerun.status, 0, rerun.standardError)
+        let closing = try XCTUnwrap(rerun.outputLines.last.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        XCTAssertEqual(closing["event"] as? String, "finished", "the rerun finishes")
         XCTAssertEqual(subjects(rerun, .stageResumed), ["segmentation", "features", "matching"])
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("report.json")))
             as? [String: Any])

@@ -122,7 +122,13 @@ public enum Interruption {
 
     /// The line written on standard error, without the newline and any terminal codes.
     public static func message(for signalNumber: Int32, advice: String?) -> String {
-        "photogrammetry: interrupted by \(name(of: signalNumber))" + (advice.map { "; \($0)" } ?? "")
+        "photogrammetry: " + reason(for: signalNumber, advice: advice)
+    }
+
+    /// The line without the program's name: "interrupted by SIGINT; run the same command ...",
+    /// as a closing `interrupted` event says it.
+    public static func reason(for signalNumber: Int32, advice: String?) -> String {
+        "interrupted by \(name(of: signalNumber))" + (advice.map { "; \($0)" } ?? "")
     }
 
     // MARK: - Inside

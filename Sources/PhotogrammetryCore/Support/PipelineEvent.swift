@@ -55,6 +55,10 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case stageFailed = 900
     case stageResumed = 901
     case stageStarted = 902
+    /// The closing events: a run's last line is exactly one of these three.
+    case finished = 903
+    case failed = 904
+    case interrupted = 905
     // 10xx batch
     case captureStarted = 1000
     case captureFinished = 1001
@@ -86,10 +90,10 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
 
     public var severity: Severity {
         switch self {
-        case .tooFewImages, .stageFailed, .captureFailed: .error
+        case .tooFewImages, .stageFailed, .captureFailed, .failed: .error
         case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
              .finerFeaturesFailed, .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .posesUnreliable, .denseImageSkipped,
-             .depthUnusable, .markerFrameUnavailable, .usdCoreUnavailable: .warning
+             .depthUnusable, .markerFrameUnavailable, .usdCoreUnavailable, .interrupted: .warning
         default: .info
         }
     }
@@ -148,6 +152,9 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .stageFailed: "a stage failed: the run stops with this error (a dense failure leaves the sparse outputs complete)"
         case .stageResumed: "a stage's output was loaded from its checkpoint (`work/checkpoints/`, same key: same inputs and options), not computed"
         case .stageStarted: "a stage starts (its name is the subject)"
+        case .finished: "the run's last line when it wrote its outputs: `status`, `outputs` (each file or folder by name with its path), `report` (images registered and total, verdict, mean reprojection error, triangles), `seconds`"
+        case .failed: "the run's last line when it failed: `message` is the error line the command prints"
+        case .interrupted: "the run's last line after SIGINT or SIGTERM: `signal`, `exit_status` (130 or 143), `message`, the line the command prints (what a rerun does: reconstruct resumes from the checkpoints)"
         case .captureStarted: "batch: a capture starts"
         case .captureFinished: "batch: a capture finished and its report.json is complete"
         case .captureFailed: "batch: a capture failed (its error); the batch goes on"

@@ -33,10 +33,14 @@ public struct SurfaceReconstruction: Sendable {
     ///   keeps it whole.
     /// - Parameter progress: called after each step with (done, total) steps; returning false
     ///   cancels.
+    /// - Parameter stepStarted: called as each step starts with its description and, for
+    ///   Poisson, its estimated seconds (``poissonSecondsEstimate(depth:points:threads:)``); nil
+    ///   after the last: the steps are single calls into the core that report nothing meanwhile.
     /// - Throws: ``SurfaceError`` (no normals, cancelled, nothing left), ``CVisionError`` from
     ///   the core (invalid options, too few points).
     public func run(cloud: PointCloud, hull: VisualHull? = nil,
-                    progress: ((_ done: Int, _ total: Int) -> Bool)? = nil) throws -> SurfaceResult {
+                    progress: ((_ done: Int, _ total: Int) -> Bool)? = nil,
+                    stepStarted: ((_ step: String?, _ estimatedSeconds: Double?) -> Void)? = nil) throws -> SurfaceResult {
         try options.validate()
         guard cloud.hasNormals else { throw SurfaceError.noNormals }
         var timings: [SurfaceResult.StepTiming] = []
@@ -45,6 +49,8 @@ public struct SurfaceReconstruction: Sendable {
             let now = Date()
             timings.append(.init(name: name, seconds: now.timeIntervalSince(clock)))
             clock = now
+            let next = timings.count < Self.steps.count ? Self.steps[timings.count] : nil
+            stepStarted?(next, nil)
             if let progress, !progress(timings.count, Self.steps.count) {
                 throw SurfaceError.cancelled
             }
@@ -55,6 +61,8 @@ public struct SurfaceReconstruction: Sendable {
         poisson.numThreads = options.numThreads
         try MemoryBudget.check(needs: Self.poissonBytes(depth: poisson.depth, points: oriented.pointCount),
                                for: "Poisson at depth \(poisson.depth) over \(oriented.pointCount) points")
+        stepStarted?("poisson at depth \(poisson.depth) over \(oriented.pointCount) points",
+                     Self.poissonSecondsEstimate(depth: poisson.depth, points: oriented.pointCount, threads: poisson.numThreads))
         let (mesh, cellSize) = try TriangleMesh.poisson(oriented, options: poisson)
         let poissonTriangles = mesh.triangleCount
         try step("poisson")
@@ -87,6 +95,16 @@ extension SurfaceReconstruction {
     /// and it copies the cloud into its own doubles. The whole process peaked at 247 MB at depth
     /// 8 and 697 MB at depth 10 on templeRing's 386,065-point cloud (`mesh --detail preview`,
     /// `full`): some 460 bytes more per 4^depth; 500, and 150 bytes a point, leave a margin.
+    /// The seconds Poisson is expected to take: 9 µs per point at depth 8, 1.6 times that per
+    /// further level, on 2 threads (halved per doubling of the threads), for heartbeat lines.
+    ///
+    /// Fitted to this machine's idle runs (2 cores): templeRing-12 at preview, 386k points at
+    /// depth 8, 3.5 s; a 48-image orbit at full, 4.07M points at depth 10, 100-110 s. It is an
+    /// estimate and says so: the same call took 3.5 to 290 s with other work on the cores.
+    public static func poissonSecondsEstimate(depth: Int, points: Int, threads: Int) -> Double {
+        9e-6 * Double(points) * pow(1.6, Double(depth - 8)) * 2 / Double(max(threads, 1))
+    }
+
     static func poissonBytes(depth: Int, points: Int) -> Int {
         500 * (1 << (2 * min(depth, 20))) + 150 * points
     }

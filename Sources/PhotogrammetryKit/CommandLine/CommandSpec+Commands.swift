@@ -167,6 +167,7 @@ extension CommandSpec {
             .detail(SurfaceOptions().detail, sizing: [.mesh]),
             Option("room", "The cloud is a room: unseen space stays open (aggressive trimming)."),
             .threads(default: SurfaceOptions().numThreads),
+            .progress,
         ],
         discussion: [
             "Screened Poisson, trimmed where the cloud gives no support, cleaned, coloured from the nearest points and "
@@ -196,6 +197,7 @@ extension CommandSpec {
                    default: Option.mask.defaultValue),
             .threads(default: ReconstructionOptions().numThreads),
             .maxMegapixels,
+            .progress,
         ],
         discussion: [
             "Per face the sharpest unoccluded view is chosen, the charts are packed into one page of the level's size and "

@@ -18,6 +18,12 @@ struct PipelineStep {
     /// The stage's key after an input key (``ReconstructionStage/key(after:)``): its name, its
     /// options and the checkpoint format, hashed with the input's.
     let key: (_ after: String) -> String
+    /// Whether the scene as it stands gives the stage work (``ReconstructionStage/hasWork(_:)``).
+    let hasWork: (ReconstructionScene) -> Bool
+    /// Whether the run's plan counts the stage before it comes (``ReconstructionPipeline/runPlan(starting:)``):
+    /// false for the passes that run only when a model leaves images out, which no scene before
+    /// the first model can tell; they join the count when they run.
+    var countedAhead = true
     /// Checks the stage's options.
     let validate: () throws -> Void
     /// Runs, resumes or skips (`skip`) the stage in the pipeline's frame.
@@ -39,6 +45,7 @@ struct PipelineStep {
         self.skip = skip
         self.mayFail = mayFail
         key = { stage.key(after: $0) }
+        hasWork = { stage.hasWork($0) }
         validate = { try stage.options.validate() }
         self.perform = perform
     }

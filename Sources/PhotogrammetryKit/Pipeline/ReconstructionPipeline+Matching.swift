@@ -46,6 +46,12 @@ extension ReconstructionPipeline {
     /// (with no model: transitive pairs only) when asked.
     private func runMatchingStages(transitive: Bool) throws -> MatchingSummary {
         try start()
+        // The plan the stages announce: these five, not the whole pipeline's.
+        steps = [PipelineStep(IngestStage(options: options.ingestStage)),
+                 PipelineStep(SegmentationStage(options: options.segmentationStage)),
+                 PipelineStep(FeatureStage(options: options.featureStage)),
+                 PipelineStep(MatchingStage(options: options.matchingStage)),
+                 PipelineStep(RematchingStage(options: options.rematchingStage), skip: !transitive)]
         try run(IngestStage(options: options.ingestStage))
         try run(SegmentationStage(options: options.segmentationStage))
         try run(FeatureStage(options: options.featureStage))

@@ -40,6 +40,8 @@ extension ReconstructionPipeline {
             return
         }
         runningStage = S.name
+        progress?.plan(runPlan(starting: S.name))
+        stagesRun.append(S.name)
         progress?.event(.stageStarted, "\(S.name): started", subject: S.name)
         PeakMemory.reset()
         let start = DispatchTime.now()
@@ -57,5 +59,20 @@ extension ReconstructionPipeline {
         }
         progress?.finished(stage: S.name, seconds: seconds)
         runningStage = nil
+    }
+
+    /// The plan as `stage` starts: the stages run so far, this one, and the later steps the
+    /// options leave in and the scene as it stands gives work, but for the passes that run only
+    /// when a model leaves images out (``PipelineStep/countedAhead``), which count when they run;
+    /// each with its typical share (``StageCostShares``).
+    func runPlan(starting stage: String) -> RunPlan {
+        // Runs outside the list's loop (``runMatching(transitive:)``) find their step by name.
+        if let position = steps.indices.dropFirst(stepPosition).first(where: { steps[$0].name == stage }) {
+            stepPosition = position
+        }
+        let later = steps.dropFirst(stepPosition + 1).filter { $0.countedAhead && !$0.skip && $0.hasWork(scene) }.map(\.name)
+        let names = stagesRun + [stage] + later
+        return RunPlan(stages: names, shares: names.map { StageCostShares.share(of: $0, at: options.detail) },
+                       current: stagesRun.count)
     }
 }

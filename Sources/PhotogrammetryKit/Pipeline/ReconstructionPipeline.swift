@@ -27,6 +27,12 @@ public final class ReconstructionPipeline {
     let checkpoints: CheckpointStore
     /// The stage running now, which a failure is reported against; nil between stages.
     var runningStage: String?
+    /// The run's list of steps and the position of the one performed now, for the plan a stage
+    /// announces (``ReconstructionPipeline/runPlan(starting:)``).
+    var steps: [PipelineStep] = []
+    var stepPosition = 0
+    /// The stages that have run (or resumed) so far, in order.
+    var stagesRun: [String] = []
 
     public convenience init(input: URL, output: URL, options: ReconstructionOptions, progress: ProgressSink?) {
         self.init(input: input, layout: OutputLayout(folder: output), options: options, progress: progress)
@@ -87,20 +93,22 @@ public final class ReconstructionPipeline {
     /// Stages 2-9: features, matching and the SfM passes; `unmasked`: the same again without the
     /// automatic masks (``UnmaskedRerun``), which run only when the pose check rejected them.
     static func sparsePasses(_ options: ReconstructionOptions, unmasked: Bool = false) -> [PipelineStep] {
-        func step<S: CheckpointedStage>(_ stage: S, skip: Bool = false) -> PipelineStep {
-            unmasked ? PipelineStep(UnmaskedRerun(stage), skip: skip) : PipelineStep(stage, skip: skip)
+        func step<S: CheckpointedStage>(_ stage: S, skip: Bool = false, countedAhead: Bool = true) -> PipelineStep {
+            var step = unmasked ? PipelineStep(UnmaskedRerun(stage), skip: skip) : PipelineStep(stage, skip: skip)
+            step.countedAhead = countedAhead
+            return step
         }
         return [
             step(FeatureStage(options: options.featureStage)),                              //  2. SIFT; blurred frames out
             step(MatchingStage(options: options.matchingStage)),                            //  3. pairs, verification
             step(SparseStage(options: options.sparseStage)),                                //  4. SfM
             step(RematchingStage(options: options.rematchingStage),
-                 skip: !options.rematchingStage.isOn),                                      //  5. transitive, spatial pairs
-            step(RematchedSparseStage(options: options.sparseStage)),                       //  6. SfM again on them
+                 skip: !options.rematchingStage.isOn, countedAhead: false),                 //  5. transitive, spatial pairs
+            step(RematchedSparseStage(options: options.sparseStage), countedAhead: false),  //  6. SfM again on them
             step(FinerFeaturesStage(options: options.finerFeaturesStage),
-                 skip: !options.finerFeatures.enabled),                                     //  7. finer SIFT for images left out
-            step(FinerMatchingStage(options: options.finerMatchingStage)),                  //  8. their pairs matched again
-            step(FinerSparseStage(options: options.sparseStage)),                           //  9. SfM again on them
+                 skip: !options.finerFeatures.enabled, countedAhead: false),                //  7. finer SIFT for images left out
+            step(FinerMatchingStage(options: options.finerMatchingStage), countedAhead: false), // 8. their pairs matched again
+            step(FinerSparseStage(options: options.sparseStage), countedAhead: false),      //  9. SfM again on them
         ]
     }
 
@@ -109,7 +117,9 @@ public final class ReconstructionPipeline {
     private func runStages() throws -> Report {
         try start()
         var failure: (stage: String, error: Error)?
-        for step in Self.stages(options) {
+        steps = Self.stages(options)
+        for (position, step) in steps.enumerated() {
+            stepPosition = position
             do {
                 try step.perform(self, step.skip || (step.mayFail && failure != nil))
             } catch let error where step.mayFail {

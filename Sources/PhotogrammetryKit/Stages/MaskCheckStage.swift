@@ -63,6 +63,9 @@ public struct MaskCheckStage: ReconstructionStage {
     }
 }
 
+/// What ``UnmaskedRerun`` adds to its stage's name: "features-unmasked".
+let unmaskedRerunSuffix = "-unmasked"
+
 /// A stage of the sparse passes run again without the automatic masks, after the pose check
 /// rejected the poses made with them (``MaskCheckStage``): stages 2'-9', under their own names
 /// (`features-unmasked`, ...) and checkpoints. Nothing to do otherwise.
@@ -73,7 +76,7 @@ public struct UnmaskedRerun<Stage: CheckpointedStage>: CheckpointedStage {
     public typealias Options = Stage.Options
     public typealias Output = Stage.Output?
 
-    public static var name: String { Stage.name + "-unmasked" }
+    public static var name: String { Stage.name + unmaskedRerunSuffix }
     public static var listedWhenSkipped: Bool { false }
     public let stage: Stage
     public var options: Options { stage.options }

@@ -59,6 +59,8 @@ public struct SurfaceStage: CheckpointedStage {
         }
         let result = try SurfaceReconstruction(options: surface).run(cloud: cloud, hull: hull(scene, layout)) { done, total in
             context.progress?.update(stage: Self.name, done: done, total: total) ?? true
+        } stepStarted: { step, estimate in
+            context.progress?.step(stage: Self.name, step, estimatedSeconds: estimate)
         }
         var model = result.mesh.meshModel()
         model.lengthUnit = scene.report.lengthUnit

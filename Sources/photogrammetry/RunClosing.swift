@@ -1,0 +1,33 @@
+import Foundation
+import PhotogrammetryCore
+
+/// A command's last progress line (``ProgressPrinter/close(_:)``): `failed` when its work
+/// throws, `interrupted` when SIGINT or SIGTERM ends it; the work closes with `finished` itself,
+/// once it has written everything.
+enum RunClosing {
+    /// Runs `body` with `printer` closed as `failed` if it throws (the error line the command
+    /// then prints) and as `interrupted` if a signal ends the process meanwhile.
+    static func run<T>(_ printer: ProgressPrinter, _ body: () throws -> T) throws -> T {
+        let token = Interruption.register { [printer] in
+            let signal = Interruption.received ?? SIGINT
+            printer.close(.interrupted(signal: signal, message: Interruption.reason(for: signal, advice: Interruption.advice)))
+        }
+        defer { Interruption.unregister(token) }
+        do {
+            return try body()
+        } catch {
+            printer.close(.failed("\(error)"))
+            throw error
+        }
+    }
+
+    /// The outputs that exist among `candidates` (name, file or folder), for a `finished` line.
+    static func existing(_ candidates: [(String, URL)]) -> [String: String] {
+        var outputs: [String: String] = [:]
+        for (name, url) in candidates where FileManager.default.fileExists(atPath: url.path) { outputs[name] = url.path }
+        return outputs
+    }
+
+    /// "model_glb" for x.glb: a model file's name in a `finished` line's outputs.
+    static func modelOutputName(_ url: URL) -> String { "model_" + url.pathExtension.lowercased() }
+}

@@ -263,10 +263,13 @@ def run_colmap(name: str, images: Path, work: Path, threads: int, intrinsics, si
     log = work.parent / f"{work.name}.log"
     record = work.parent / f"{work.name}.result.json"
     inputs = colmap_inputs(images, threads, intrinsics, single_camera)
-    if reuse and record.exists() and (work / "sparse" / "images.txt").exists():
+    if reuse and record.exists():
         try:
             saved = json.loads(record.read_text())
-            if saved.get("inputs") == json.loads(json.dumps(inputs)):
+            # A run that made no model is a result too; one that made a model must still have it.
+            has_model = bool(saved["result"].get("models"))
+            if saved.get("inputs") == json.loads(json.dumps(inputs)) and \
+                    (not has_model or (work / "sparse" / "images.txt").exists()):
                 result = saved["result"]
                 result["cached"] = True
                 return result

@@ -142,8 +142,8 @@ final class PoseCheckTests: XCTestCase {
         XCTAssertLessThan(result.confidence["frame023.png"]!.value, 0.5)
     }
 
-    func testShuffledFramesAreOutOfOrder() {
-        let model = makeTurn(Array(repeating: 15, count: 23))
+    /// `model` with its files' names permuted at random: the file order is not the turn's.
+    func shuffledNames(_ model: Reconstruction) -> Reconstruction {
         var shuffled = model
         var rng = SplitMix64(seed: 3)
         var names = model.images.keys.sorted().map { model.images[$0]!.name }
@@ -151,11 +151,34 @@ final class PoseCheckTests: XCTestCase {
             names.swapAt(i, Int(rng.uniform() * Double(i + 1)))
         }
         for (k, id) in model.images.keys.sorted().enumerated() { shuffled.images[id]!.name = names[k] }
+        return shuffled
+    }
+
+    func testShuffledFilesOfARightTurnAreOutOfOrderButThePosesPass() {
+        let model = makeTurn(Array(repeating: 15, count: 23))
+        let shuffled = shuffledNames(model)
+        let result = PoseCheck.run(shuffled, input(shuffled, pairs: pairs(model)))
+        let order = check(result, "turn_order")
+        XCTAssertTrue(order.evidence.hasPrefix("the files are out of order"), order.evidence)
+        XCTAssertTrue(order.evidence.hasSuffix("step evenly about one axis"), order.evidence)
+        XCTAssertGreaterThan(order.figure ?? 0, 0.8)
+        XCTAssertTrue(order.passed)
+        // Walked in the turn's order, every step is the turn's 15°.
+        let rate = check(result, "turn_rate")
+        XCTAssertTrue(rate.passed, rate.evidence)
+        XCTAssertTrue(rate.evidence.contains("median 15.0°"), rate.evidence)
+        XCTAssertTrue(check(result, "turn_axis").passed)
+        XCTAssertTrue(result.summary.passed, "\(result.summary)")
+    }
+
+    func testShuffledFilesOfAnUnevenTurnFailInTheTurnsOwnOrder() {
+        // Steps of 3° and 27° by turns: no even rate in any order of the frames.
+        let model = makeTurn((0..<23).map { $0 % 2 == 0 ? 3 : 27 })
+        let shuffled = shuffledNames(model)
         let result = PoseCheck.run(shuffled, input(shuffled, pairs: pairs(model)))
         let order = check(result, "turn_order")
         XCTAssertFalse(order.passed)
-        XCTAssertTrue(order.evidence.hasPrefix("the files are out of order"), order.evidence)
-        XCTAssertGreaterThan(order.figure ?? 0, 0.8)
+        XCTAssertTrue(order.evidence.hasSuffix("do not step evenly about one axis either"), order.evidence)
         XCTAssertFalse(check(result, "turn_rate").passed)
         XCTAssertFalse(result.summary.passed)
     }

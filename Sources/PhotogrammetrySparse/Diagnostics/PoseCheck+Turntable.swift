@@ -30,8 +30,12 @@ extension PoseCheck {
     /// Share of consecutive files (by name) allowed not to be neighbours on the turn: 0.5. A
     /// capture whose files were renumbered in stretches (turntable-temple: 6 jumps in 46 steps)
     /// is still mostly in order; past half, the file order is not the order the frames were
-    /// taken, and what reads the capture as a sequence (sequential matching, a motion prior)
-    /// reads it wrongly.
+    /// taken. The turn is then walked in its own order (the frames sorted by their angle), since
+    /// steps between files half a turn apart say nothing of the poses; what reads the capture as
+    /// a sequence (sequential matching, a motion prior) may have read it wrongly, and that shows
+    /// there as uneven steps or steps off the axis. A model that steps evenly about one axis in
+    /// its own order is right whatever the files' names (broken-shuffled's masked model: AUC@5
+    /// 97.4), and the files' order is then reported, not held against the poses.
     public static let maxOutOfOrderShare = 0.5
 
     /// A registered frame of the turn: its place in the capture order and its angle about the
@@ -100,7 +104,20 @@ extension PoseCheck {
             return TurnFrame(index: k, name: name, rotation: rotation, angleDeg: angle < 0 ? angle + 360 : angle)
         }
         let turn = frames.sorted { ($0.angleDeg, $0.index) < ($1.angleDeg, $1.index) }
-        let steps = zip(frames, frames.dropFirst()).map { (from: $0, to: $1, vector: stepVector($0.rotation, $1.rotation)) }
+        // Order: consecutive files that are not neighbours on the turn.
+        var place = [Int: Int]()
+        for (p, frame) in turn.enumerated() { place[frame.index] = p }
+        let jumps = zip(frames, frames.dropFirst()).filter { a, b in
+            let d = abs(place[b.index]! - place[a.index]!)
+            return d != 1 && d != turn.count - 1
+        }
+        let outOfOrder = Double(jumps.count) / Double(frames.count - 1)
+        let inTurnOrder = outOfOrder > maxOutOfOrderShare
+        let walk = inTurnOrder ? turn : frames
+        // In the turn's order each step is one frame's; in the files' order, one per file it spans.
+        let steps = zip(walk, walk.dropFirst()).map { from, to in
+            (from: from, to: to, vector: stepVector(from.rotation, to.rotation), span: inTurnOrder ? 1 : Double(to.index - from.index))
+        }
         // Axis.
         var offAxis: [(name: String, deg: Double)] = []
         var judged = 0
@@ -125,7 +142,7 @@ extension PoseCheck {
                      offAxis.max { $0.deg < $1.deg }!.name)
         // Rate: each step's size about the axis per frame it spans, against the median size (the
         // turn may go either way: a capture renumbered backwards, or a plate turned back).
-        let signed = steps.map { dot($0.vector, axis) / Double($0.to.index - $0.from.index) }
+        let signed = steps.map { dot($0.vector, axis) / $0.span }
         let sizes = signed.map(abs)
         let median = sizes.sorted()[sizes.count / 2]
         let allowed = maxRateDeviation * median + rateNoiseDeg
@@ -151,30 +168,24 @@ extension PoseCheck {
             ? String(format: "every turn step is within %.0f%% of the median %.1f° a frame", 100 * maxRateDeviation, median)
             : String(format: "%d of %d turn steps depart from the median %.1f° a frame by more than half of it (%@)",
                      uneven.count, steps.count, median, named)
-        // Order: consecutive files that are not neighbours on the turn.
-        var place = [Int: Int]()
-        for (p, frame) in turn.enumerated() { place[frame.index] = p }
-        let jumps = zip(frames, frames.dropFirst()).filter { a, b in
-            let d = abs(place[b.index]! - place[a.index]!)
-            return d != 1 && d != turn.count - 1
-        }
-        let outOfOrder = Double(jumps.count) / Double(frames.count - 1)
+        // Order, reported: the poses are judged by the walk along the turn.
         order.check.figure = (outOfOrder * 1000).rounded() / 1000
-        order.check.passed = outOfOrder <= maxOutOfOrderShare
+        order.check.passed = !inTurnOrder || (axisOutcome.check.passed && rate.check.passed)
         order.check.failingFrames = order.check.passed ? [] : jumps.map(\.1.name)
         if !order.check.passed {
             for (_, b) in jumps { order.scores[b.name] = (0.25, "its file does not follow the one before on the turn") }
         }
         let shown = jumps.prefix(4).map { "\($0.0.name) → \($0.1.name)" }.joined(separator: ", ") + (jumps.count > 4 ? ", …" : "")
         order.check.evidence = jumps.isEmpty ? "the files follow the turn in name order"
-            : order.check.passed ? "\(jumps.count) of \(frames.count - 1) consecutive files jump on the turn (\(shown)): "
+            : !inTurnOrder ? "\(jumps.count) of \(frames.count - 1) consecutive files jump on the turn (\(shown)): "
                 + "the files are out of order in stretches"
             : "the files are out of order: \(jumps.count) of \(frames.count - 1) consecutive files are not neighbours on the "
-                + "turn (\(shown))"
+                + "turn (\(shown)); walked in the turn's own order, the poses "
+                + (order.check.passed ? "step evenly about one axis" : "do not step evenly about one axis either")
         // Closure: a turn of a whole turn or more adds up to whole turns, give or take the one
         // step between the last frame and the first; one short of a turn is an open arc (a
         // partial capture: the coverage advice speaks of it), judged by its loop pairs.
-        let total = zip(steps, signed).reduce(0) { $0 + $1.1 * Double($1.0.to.index - $1.0.from.index) }
+        let total = zip(steps, signed).reduce(0) { $0 + $1.1 * $1.0.span }
         let tolerance = median + allowed
         let turns = (abs(total) / 360).rounded()
         let miss = abs(abs(total) - 360 * turns)

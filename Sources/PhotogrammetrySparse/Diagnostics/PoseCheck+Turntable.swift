@@ -68,8 +68,9 @@ extension PoseCheck {
         Rotation.angleAxis(a.transposed * b) * (180 / .pi)
     }
 
-    /// The turn's axis, rate and closure over the steps between consecutive files, and their
-    /// order against the turn's (the frames sorted by their angle about the axis).
+    /// The turn's axis, rate and closure over the steps between consecutive files (between
+    /// neighbours on the turn when the files are out of order, ``maxOutOfOrderShare``), and the
+    /// files' order against the turn's (the frames sorted by their angle about the axis).
     static func turntableChecks(_ model: Reconstruction, _ input: Input) -> [Outcome] {
         let byName = Dictionary(model.images.values.filter(\.isRegistered).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let inOrder = input.order.enumerated().compactMap { k, name in byName[name].map { (k, name, $0.camFromWorld!.rotation) } }
@@ -195,7 +196,7 @@ extension PoseCheck {
         closure.check.threshold = (tolerance * 10).rounded() / 10
         closure.check.passed = open || miss <= tolerance
         if !closure.check.passed {
-            closure.check.failingFrames = [frames.first!.name, frames.last!.name]
+            closure.check.failingFrames = [walk.first!.name, walk.last!.name]
             for name in closure.check.failingFrames {
                 closure.scores[name] = (errorScore(miss, threshold: tolerance),
                                         String(format: "the turn it ends misses a whole turn by %.0f°", miss))

@@ -37,31 +37,30 @@ enum MeshCommand {
         let say = summaryOutput(mode)
         try RunClosing.run(printer) {
             let started = Date()
-            let cloud = try load(cloudURL)
-            let loadSeconds = Date().timeIntervalSince(started)
             let stage = SurfaceReconstruction.stageName
-            printer.plan(RunPlan(stages: [stage], shares: [1], current: 0))
-            printer.event(.stageStarted, "\(stage): started", subject: stage)
-            let result: SurfaceResult
-            do {
-                result = try SurfaceReconstruction(options: options).run(cloud: cloud) { done, total in
-                    printer.update(stage: stage, done: done, total: total)
-                } stepStarted: { step, estimate in
-                    printer.step(stage: stage, step, estimatedSeconds: estimate)
+            let (cloud, loadSeconds, result, exportSeconds) = try RunClosing.stage(stage, printer) {
+                let cloud = try load(cloudURL)
+                let loadSeconds = Date().timeIntervalSince(started)
+                let result: SurfaceResult
+                do {
+                    result = try SurfaceReconstruction(options: options).run(cloud: cloud) { done, total in
+                        printer.update(stage: stage, done: done, total: total)
+                    } stepStarted: { step, estimate in
+                        printer.step(stage: stage, step, estimatedSeconds: estimate)
+                    }
+                } catch {
+                    throw MeshFailure("\(cloudURL.path): \(error)")
                 }
-            } catch {
-                throw MeshFailure("\(cloudURL.path): \(error)")
-            }
 
-            let exportStart = Date()
-            var model = result.mesh.meshModel()
-            // The cloud's unit: metres only when its header says so (our dense.ply of a metric run).
-            model.lengthUnit = (try? ModelReader.plyLengthUnit(cloudURL)) ?? .unknown
-            let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try ModelExporter.write(model, to: targets)
-            let exportSeconds = Date().timeIntervalSince(exportStart)
-            printer.finished(stage: stage, seconds: Date().timeIntervalSince(started))
+                let exportStart = Date()
+                var model = result.mesh.meshModel()
+                // The cloud's unit: metres only when its header says so (our dense.ply of a metric run).
+                model.lengthUnit = (try? ModelReader.plyLengthUnit(cloudURL)) ?? .unknown
+                let folder = layout.modelFile?.deletingLastPathComponent() ?? layout.root
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try ModelExporter.write(model, to: targets)
+                return (cloud, loadSeconds, result, Date().timeIntervalSince(exportStart))
+            }
 
             say("cloud: \(cloudURL.path): \(cloud.pointCount) points, median spacing \(format(result.medianSpacing, 4))")
             say("poisson depth \(result.depth) (cell \(format(result.cellSize, 4))): \(result.poissonTriangles) triangles; "

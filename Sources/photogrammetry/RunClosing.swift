@@ -21,6 +21,18 @@ enum RunClosing {
         }
     }
 
+    /// Runs `body` as a command's one stage `name`, after the stages `before` that announced
+    /// their own: its number in the plan, its start, heartbeats while it works, its end.
+    static func stage<T>(_ name: String, after before: [String] = [], _ printer: ProgressPrinter,
+                         _ body: () throws -> T) rethrows -> T {
+        printer.plan(RunPlan(stages: before + [name], shares: before.map { _ in 1 } + [1], current: before.count))
+        printer.event(.stageStarted, "\(name): started", subject: name)
+        let start = ProgressPrinter.now()
+        let result = try body()
+        printer.finished(stage: name, seconds: ProgressPrinter.now() - start)
+        return result
+    }
+
     /// The outputs that exist among `candidates` (name, file or folder), for a `finished` line.
     static func existing(_ candidates: [(String, URL)]) -> [String: String] {
         var outputs: [String: String] = [:]

@@ -113,12 +113,13 @@ enum TextureCommand {
             say(String(format: "poses: %d of %d images registered; aligned to the mesh by %d points: scale %.4f, "
                          + "%.0f%% of the points on the surface, RMS %.3g", aligned.posed.count, capture.images.count, aligned.points,
                          fit.similarity.scale, 100 * fit.fitness, fit.rmse))
-            result = try texturing(printer, after: ["sfm"]) {
+            // After the SfM of --poses sfm, which announced its own stages.
+            result = try RunClosing.stage("texture", after: ["sfm"], printer) {
                 try MeshTexturing.run(mesh: mesh, posed: aligned.posed, masks: masks, workspace: workspace,
                                       detail: detail, threads: threads)
             }
         } else {
-            result = try texturing(printer, after: []) {
+            result = try RunClosing.stage("texture", printer) {
                 try MeshTexturing.run(mesh: mesh, capture: capture, priors: priors, masks: masks,
                                       workspace: workspace, detail: detail, threads: threads)
             }
@@ -129,17 +130,6 @@ enum TextureCommand {
         for target in layout.modelFiles { say("wrote \(target.path)") }
     }
 
-    /// Runs `body` as the run's "texture" stage, after the stages `before` ("sfm": the SfM of
-    /// `--poses sfm`, which announced its own): its start, heartbeats while it works, its end.
-    static func texturing<T>(_ printer: ProgressPrinter, after before: [String], _ body: () throws -> T) rethrows -> T {
-        let stage = "texture"
-        printer.plan(RunPlan(stages: before + [stage], shares: before.map { _ in 1 } + [1], current: before.count))
-        printer.event(.stageStarted, "\(stage): started", subject: stage)
-        let start = ProgressPrinter.now()
-        let result = try body()
-        printer.finished(stage: stage, seconds: ProgressPrinter.now() - start)
-        return result
-    }
 }
 
 /// The working folder of one `texture` run (``OutputLayout/textureWork``), its own: named after

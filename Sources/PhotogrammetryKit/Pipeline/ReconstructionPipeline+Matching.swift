@@ -46,19 +46,18 @@ extension ReconstructionPipeline {
     /// (with no model: transitive pairs only) when asked.
     private func runMatchingStages(transitive: Bool) throws -> MatchingSummary {
         try start()
+        let preparing = [PipelineStep(IngestStage(options: options.ingestStage)),
+                         PipelineStep(SegmentationStage(options: options.segmentationStage)),
+                         PipelineStep(FeatureStage(options: options.featureStage))]
+        let matchingStep = PipelineStep(MatchingStage(options: options.matchingStage))
+        let rematchingStep = PipelineStep(RematchingStage(options: options.rematchingStage), skip: !transitive)
         // The plan the stages announce: these five, not the whole pipeline's.
-        steps = [PipelineStep(IngestStage(options: options.ingestStage)),
-                 PipelineStep(SegmentationStage(options: options.segmentationStage)),
-                 PipelineStep(FeatureStage(options: options.featureStage)),
-                 PipelineStep(MatchingStage(options: options.matchingStage)),
-                 PipelineStep(RematchingStage(options: options.rematchingStage), skip: !transitive)]
-        try run(IngestStage(options: options.ingestStage))
-        try run(SegmentationStage(options: options.segmentationStage))
-        try run(FeatureStage(options: options.featureStage))
+        steps = preparing + [matchingStep, rematchingStep]
+        for step in preparing { try step.perform(self, step.skip) }
         let cpuBefore = Self.processCPUSeconds()
-        try run(MatchingStage(options: options.matchingStage))
+        try matchingStep.perform(self, matchingStep.skip)
         guard let first = scene.matching else { throw PipelineError.io("matching did not run") }
-        try run(RematchingStage(options: options.rematchingStage), skip: !transitive)
+        try rematchingStep.perform(self, rematchingStep.skip)
         guard let matching = scene.matching else { throw PipelineError.io("matching did not run") }
         let features = scene.features
         let cpuSeconds = Self.processCPUSeconds() - cpuBefore

@@ -176,9 +176,8 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
     /// Seconds on a monotonic clock.
     package static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// A line's `t`: seconds since `started` (``now()``), to the millisecond; more digits would
-    /// only be noise.
-    package static func t(since started: Double) -> Double { ((now() - started) * 1000).rounded() / 1000 }
+    /// A line's `t`: seconds since `started` (``now()``), to the millisecond.
+    package static func t(since started: Double) -> Double { thousandths(now() - started) }
 
     /// An ETA for people: "eta 8 s", "eta 3 min 20 s", "eta 1 h 05 min"; "" when unknown.
     static func etaText(_ seconds: Double?) -> String {
@@ -241,7 +240,7 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
             let line = String(format: "\r\u{1B}[2K%@%@  done in %.1f s\n", stageNumberText, stage, seconds)
             writeTerminal(line)
         case .json:
-            emit(StageLine(stage: stage, seconds: (seconds * 1000).rounded() / 1000, index: runPlan?.index, count: runPlan?.count))
+            emit(StageLine(stage: stage, seconds: Self.thousandths(seconds), index: runPlan?.index, count: runPlan?.count))
         case .none: break
         }
     }
@@ -295,8 +294,10 @@ public final class ProgressPrinter: ProgressSink, @unchecked Sendable {
         lastLineAt = Self.now()
     }
 
-    /// Seconds to the tenth: more digits would only be noise.
+    /// Seconds to the tenth (an estimate): more digits would only be noise.
     static func tenths(_ seconds: Double?) -> Double? { seconds.map { ($0 * 10).rounded() / 10 } }
+    /// Seconds to the millisecond (a measured time): more digits would only be noise.
+    static func thousandths(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 
     /// "[4/10] " while a plan is known, else "".
     var stageNumberText: String { runPlan.map { "[\($0.index)/\($0.count)] " } ?? "" }

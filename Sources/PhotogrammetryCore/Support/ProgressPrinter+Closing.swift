@@ -112,7 +112,7 @@ extension ProgressPrinter {
                 writeTerminal("\r\u{1B}[2K\(outcome.status) in \(Self.durationText(seconds))\n")
             }
         case .json:
-            emit(ClosingLine(closing: closing, seconds: (seconds * 1000).rounded() / 1000))
+            emit(ClosingLine(closing: closing, seconds: Self.thousandths(seconds)))
         case .none: break
         }
         isClosed = true

@@ -28,5 +28,6 @@
 #include "cvis_texture.h"
 #include "cvis_render.h"
 #include "cvis_segment.h"
+#include "cvis_turn.h"
 
 #endif

@@ -22,6 +22,12 @@ enum CoreDefaults {
         return o
     }()
     package static let twoView: cvis_two_view_options = { var o = cvis_two_view_options(); cvis_two_view_options_default(&o); return o }()
+    package static let turnTracks: cvis_turn_track_options = {
+        var o = cvis_turn_track_options()
+        cvis_turn_track_options_default(&o)
+        return o
+    }()
+    package static let turn: cvis_turn_options = { var o = cvis_turn_options(); cvis_turn_options_default(&o); return o }()
     package static let bundle: cvis_ba_options = { var o = cvis_ba_options(); cvis_ba_options_default(&o); return o }()
     package static let posePriors: cvis_ba_pose_priors = {
         var o = cvis_ba_pose_priors()

@@ -16,13 +16,20 @@ SIMPLE_PINHOLE camera, optionally depth/<stem>.png, 16-bit millimetres) writes Z
                        optionally with a phone LiDAR's faults (--noise, --dropout)
 This is the layout docs/inputs.md documents and `photogrammetry reconstruct ZIP OUT` reads.
 
+The other way, --names-of OUT: after `photogrammetry reconstruct ZIP OUT`, writes OUT/sparse-named,
+OUT/sparse with each keyframe (frame-000123.jpg) named as DATASET's image it shows, for
+`photogrammetry compare OUT/sparse-named DATASET/gt_sparse`, and prints the cameras' errors in
+DATASET's frame without any alignment (the run is in the scan's frame and metres).
+
 Usage: make-cubicasa-zip.py DATASET ZIP [--fps 10] [--repeat 1] [--depth-size 256x192]
                                         [--noise 0.0] [--dropout 0.0] [--seed 1] [--no-depth]
+       make-cubicasa-zip.py DATASET --names-of OUT [--repeat 1]
 Needs g++, OpenCV 4 with FFmpeg (Debian 12), python3 with numpy and Pillow.
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,10 +64,7 @@ def read_colmap_text(folder):
         if len(fields) < 10:
             continue
         qw, qx, qy, qz, tx, ty, tz = map(float, fields[1:8])
-        r = np.array([
-            [1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)],
-            [2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw)],
-            [2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)]])
+        r = quaternion_rotation(qw, qx, qy, qz)
         poses[" ".join(fields[9:])] = (r, np.array([tx, ty, tz]))
     return next(iter(cameras.values())), poses
 
@@ -91,10 +95,51 @@ def depth_frame(png, size, rng, noise, dropout):
     return metres.astype("<f4")
 
 
+def quaternion_rotation(qw, qx, qy, qz):
+    return np.array([
+        [1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)],
+        [2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw)],
+        [2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)]])
+
+
+def name_keyframes(dataset, out, repeat):
+    """OUT/sparse-named: OUT/sparse with keyframes named as the dataset's images; prints pose errors."""
+    names = sorted(os.listdir(os.path.join(dataset, "images")))
+    report = json.load(open(os.path.join(out, "report.json")))
+    photo = {k["image"]: names[k["frame"] // repeat] for k in report["video"]["keyframes"]}
+    _, truth = read_colmap_text(os.path.join(dataset, "gt_sparse"))
+    source, named = os.path.join(out, "sparse"), os.path.join(out, "sparse-named")
+    os.makedirs(named, exist_ok=True)
+    for f in ("cameras.txt", "points3D.txt"):
+        shutil.copy(os.path.join(source, f), named)
+    lines = open(os.path.join(source, "images.txt")).read().split("\n")
+    written, centre_errors, angle_errors, i = [], [], [], 0
+    while i < len(lines):
+        fields = lines[i].split()
+        if lines[i].startswith("#") or len(fields) < 10:
+            written.append(lines[i])
+            i += 1
+            continue
+        name = photo[" ".join(fields[9:])]
+        written += [" ".join(fields[:9] + [name]), lines[i + 1] if i + 1 < len(lines) else ""]
+        r = quaternion_rotation(*map(float, fields[1:5]))
+        t = np.array([float(v) for v in fields[5:8]])
+        r0, t0 = truth[name]
+        centre_errors.append(np.linalg.norm(-r.T @ t + r0.T @ t0))
+        angle_errors.append(np.degrees(np.arccos(np.clip((np.trace(r @ r0.T) - 1) / 2, -1, 1))))
+        i += 2
+    with open(os.path.join(named, "images.txt"), "w") as f:
+        f.write("\n".join(written) + "\n")
+    print(f"{named}: {len(centre_errors)} keyframes; in {dataset}'s frame without alignment: camera centres "
+          f"median {np.median(centre_errors):.4f} m, max {max(centre_errors):.4f} m; rotations median "
+          f"{np.median(angle_errors):.3f}°, max {max(angle_errors):.3f}°")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset")
-    parser.add_argument("zip")
+    parser.add_argument("zip", nargs="?")
+    parser.add_argument("--names-of", metavar="OUT")
     parser.add_argument("--fps", type=float, default=10)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--depth-size", default="256x192")
@@ -104,6 +149,10 @@ def main():
     parser.add_argument("--t0", type=float, default=1000.0)
     parser.add_argument("--no-depth", action="store_true")
     args = parser.parse_args()
+    if args.names_of:
+        return name_keyframes(args.dataset, args.names_of, args.repeat)
+    if not args.zip:
+        parser.error("give ZIP, or --names-of OUT")
     (fx, fy, cx, cy), poses = read_colmap_text(os.path.join(args.dataset, "gt_sparse"))
     names = sorted(os.listdir(os.path.join(args.dataset, "images")))
     missing = [n for n in names if n not in poses]

@@ -202,6 +202,25 @@ final class RoomScanZipTests: XCTestCase {
         }
     }
 
+    /// The scan's priors are the run's unless `--priors none`, which leaves its depth frames unread too.
+    func testPriorsNoneIgnoresTheScan() throws {
+        let (poses, camera) = try truth()
+        let work = try temporaryDirectory()
+        let archive = try scanZip(work, video: Self.videos.appendingPathComponent("templeRing-12.mp4"), files: [
+            ("arkitData.json", try Self.arkitData(frames: 36, held: 3, poses: poses, camera: camera, layout: .flatColumns)),
+            ("config.json", Self.config), ("allDepthFrames.bin", Self.depthFrames(36))])
+        let capture = try CaptureLoader.load(input: archive, workspace: work.appendingPathComponent("work"))
+        var options = IngestStage.Options()
+        let stage = IngestStage(options: options)
+        let scan = try stage.resolveScan(capture)
+        XCTAssertEqual(try stage.resolvePriors(capture, scan: scan)?.byName.count, 11)
+        XCTAssertEqual(try stage.resolvePriors(capture, scan: scan)?.file.lastPathComponent, "arkitData.json")
+        options.priors = .disabled
+        let disabled = IngestStage(options: options)
+        XCTAssertNil(try disabled.resolveScan(capture))
+        XCTAssertNil(try disabled.resolvePriors(capture, scan: nil))
+    }
+
     /// The whole run on a scan zip: the keyframes register, and the model is in the scan's frame
     /// and metres (templeRing-12's true frame), nothing written beside the zip.
     func testTheScanZipReconstructsInItsFrameAndMetres() throws {

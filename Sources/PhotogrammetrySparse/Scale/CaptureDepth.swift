@@ -95,6 +95,8 @@ public struct CaptureDepth: Sendable {
             }
         } catch let unusable as MetricDepthImage.Unusable {
             return .unusable(unusable.reason)
+        } catch PipelineError.invalidInput(let message) {
+            return .unusable(message)
         } catch {
             return .unusable("depth image unreadable: \(error)")
         }

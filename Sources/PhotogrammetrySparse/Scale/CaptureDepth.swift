@@ -19,7 +19,7 @@ public struct CaptureDepth: Sendable {
         self.frameOfImage = frames == nil ? [:] : frameOfImage
     }
 
-    /// `depth`'s folder with the depth frames of `scan`, when it carries them, for its matched keyframes.
+    /// These depth images and, when `scan` carries depth frames, those of its matched keyframes.
     public func adding(_ scan: ARKitScan?) -> CaptureDepth {
         guard let scan, let frames = scan.depth else { return self }
         var links: [String: (index: Int, rotationDegrees: Int)] = [:]

@@ -112,7 +112,7 @@ extension NerfstudioTransforms {
     }
 
     /// Whether `r` is a proper rotation to float32 precision.
-    static func isRotation(_ r: Matrix3) -> Bool {
+    package static func isRotation(_ r: Matrix3) -> Bool {
         let product = r * r.transposed, rows = [product.rows.0, product.rows.1, product.rows.2]
         let identity = [SIMD3<Double>(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)]
         let orthonormal = zip(rows, identity).allSatisfy { length($0 - $1) < 1e-3 }

@@ -344,7 +344,8 @@ extension CommandSpec.Option {
 
     static let priors = Self("priors", value: "transforms.json|none", "Pose priors in nerfstudio's convention (what ARKit "
                              + "capture apps export): the run is put in their frame and units. none ignores the one the "
-                             + "capture carries.", default: "a transforms.json beside the images, if any")
+                             + "capture carries (and a room scan's arkitData.json with its depth frames).",
+                             default: "a transforms.json beside the images, else a video's arkitData.json, if any")
 
     static let markers = Self("markers", value: "DICT:SIZE_M", "Printed square markers that give the model its metres: "
                               + "OpenCV's dictionary (any case, DICT_ optional: 4X4_50, 5X5_100, ARUCO_ORIGINAL, APRILTAG_36h11...) and "

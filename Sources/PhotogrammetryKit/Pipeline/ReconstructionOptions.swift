@@ -96,7 +96,8 @@ public enum MaskSelection: Sendable, Equatable {
 
 /// Where pose priors come from.
 public enum PriorSelection: Sendable, Equatable {
-    /// A `transforms.json` beside the images (in the image folder or a folder above it), if any.
+    /// A `transforms.json` beside the images (in the image folder or a folder above it), else
+    /// a video's `arkitData.json` (``ARKitScan``), if any.
     case automatic
     /// No priors, even when the capture carries a `transforms.json` (`--priors none`).
     case disabled

@@ -86,8 +86,9 @@ public struct IngestStage: ReconstructionStage {
         // Too few images is the first thing to say (``apply`` says it); masks come after.
         guard capture.images.count >= CaptureLoader.minimumImages else { return Output(capture: capture, contentDigest: "") }
         let masks = try resolveMasks(capture, context)
-        let depth = CaptureDepth.discover(in: capture)
-        let priors = try resolvePriors(capture)
+        let scan = try resolveScan(capture)
+        let depth = CaptureDepth.discover(in: capture).adding(scan)
+        let priors = try resolvePriors(capture, scan: scan)
         let markers = try resolveMarkers(capture)
         var digest = contentDigest(capture, masks: masks, threads: context.threads)
         if let priors {
@@ -160,13 +161,25 @@ public struct IngestStage: ReconstructionStage {
         return hash.hex
     }
 
-    /// The pose priors this run uses: given, or a `transforms.json` beside the images, or none.
-    func resolvePriors(_ capture: Capture) throws -> PosePriors? {
+    /// The room scan a video capture carries (``ARKitScan``), unless priors are off (its
+    /// depth frames then go unread too: the file that matches them to keyframes is a prior).
+    func resolveScan(_ capture: Capture) throws -> ARKitScan? {
+        guard options.priors != .disabled else { return nil }
+        do {
+            return try ARKitScan.discover(in: capture)
+        } catch PipelineError.invalidInput(let message) where !message.hasSuffix("--priors none ignores it") {
+            throw PipelineError.invalidInput(message + "; --priors none ignores it")
+        }
+    }
+
+    /// The pose priors this run uses: given, or a `transforms.json` beside the images, or a
+    /// room scan's `arkitData.json`, or none.
+    func resolvePriors(_ capture: Capture, scan: ARKitScan?) throws -> PosePriors? {
         switch options.priors {
         case .disabled: return nil
         case .given(let url): return try PosePriors.load(url, images: capture.images)
         case .automatic:
-            guard let url = PosePriors.discover(in: capture) else { return nil }
+            guard let url = PosePriors.discover(in: capture) else { return scan.map { PosePriors(scan: $0, images: capture.images) } }
             do {
                 return try PosePriors.load(url, images: capture.images)
             } catch PipelineError.invalidInput(let message) where !message.hasSuffix("--priors none ignores it") {

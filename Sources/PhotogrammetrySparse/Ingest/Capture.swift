@@ -25,6 +25,9 @@ public struct Capture: Sendable {
     public var rejected: [RejectedImage]
     /// The videos the images are keyframes of, and why each was chosen; nil for photos.
     public var video: VideoSummary?
+    /// For keyframes of a video found in a folder or zip: the capture's folders from its root
+    /// down to the video's, where the video's sidecars (``ARKitScan``) are looked for; empty otherwise.
+    public var videoFolders: [URL] = []
 
     public init(imageRoot: URL, root: URL, images: [CaptureImage], rejected: [RejectedImage],
                 video: VideoSummary? = nil) {

@@ -12,7 +12,8 @@ import Darwin
 /// within a total the disk and the images can take, and the copy goes when the run is done.
 ///
 /// What is unpacked: images (JPEG, PNG, HEIC, PGM, by extension, wherever they are, so also the
-/// PNGs of `masks/` and `depth/`), `mask.json`, `transforms.json` and `markers.json`, and videos
+/// PNGs of `masks/` and `depth/`), `mask.json`, `transforms.json` and `markers.json`, a room
+/// scan's `arkitData.json`, `config.json` and `allDepthFrames.bin`, and videos
 /// when the zip holds no photos (the README's capture layout). Everything else stays in the zip:
 /// a text file, a RAW file or a disk image can be large and is read by no stage. A zip inside the
 /// zip and a video beside photos stay in it too, and the loader names them in `rejected_images`
@@ -41,7 +42,10 @@ enum CaptureArchive {
     }
 
     /// Sidecar files a capture carries beside its images, by name.
-    static let sidecarNames: Set<String> = ["mask.json", "transforms.json", "markers.json"]
+    /// (Lower case: names are compared so.) A room scan's (``ARKitScan``) count as images do.
+    static let sidecarNames: Set<String> = ["mask.json", "transforms.json", "markers.json",
+                                            ARKitScan.framesFileName.lowercased(), ARKitScan.configFileName.lowercased(),
+                                            ARKitScan.depthFileName.lowercased()]
 
     /// Folders whose images are not photos of the capture (masks, depth images), as the loader skips them.
     static let sidecarFolders: Set<String> = ["masks", "depth"]

@@ -69,7 +69,10 @@ public enum CaptureLoader {
             .sorted { $0.0 < $1.0 }
         let videos = files.filter { VideoFrames.extensions.contains($0.1.pathExtension.lowercased()) }
         if !videos.isEmpty, videos.count == files.count {
-            return try loadVideos(videos.map { (name: $0.0, url: $0.1) }, workspace: workspace, keyframes: keyframes, progress: progress)
+            var capture = try loadVideos(videos.map { (name: $0.0, url: $0.1) }, workspace: workspace, keyframes: keyframes,
+                                         progress: progress)
+            capture.videoFolders = Capture(imageRoot: imageRoot, root: root, images: [], rejected: []).foldersFromRoot
+            return capture
         }
         var images: [CaptureImage] = []
         var rejected: [RejectedImage] = []

@@ -3,13 +3,28 @@ import PhotogrammetryCore
 import PhotogrammetryBridge
 
 /// Where a capture's depth images are: a `depth/` folder beside (or above) its images, one
-/// 16-bit PNG in millimetres per image with the image's stem, or the depth image a HEIC carries.
+/// 16-bit PNG in millimetres per image with the image's stem, a room scan's depth frames
+/// (``DepthFrames``) for the keyframes matched to them, or the depth image a HEIC carries.
 public struct CaptureDepth: Sendable {
     /// The `depth/` folder found, if any.
     public let folder: URL?
+    /// A room scan's depth frames, if it carries them.
+    public let frames: DepthFrames?
+    /// Each keyframe image's depth frame in ``frames`` and its video's display rotation, by image name.
+    public let frameOfImage: [String: (index: Int, rotationDegrees: Int)]
 
-    public init(folder: URL?) {
+    public init(folder: URL?, frames: DepthFrames? = nil, frameOfImage: [String: (index: Int, rotationDegrees: Int)] = [:]) {
         self.folder = folder
+        self.frames = frames
+        self.frameOfImage = frames == nil ? [:] : frameOfImage
+    }
+
+    /// These depth images and, when `scan` carries depth frames, those of its matched keyframes.
+    public func adding(_ scan: ARKitScan?) -> CaptureDepth {
+        guard let scan, let frames = scan.depth else { return self }
+        var links: [String: (index: Int, rotationDegrees: Int)] = [:]
+        for (name, index) in scan.frameOfImage { links[name] = (index, scan.rotationOfImage[name] ?? 0) }
+        return CaptureDepth(folder: folder, frames: frames, frameOfImage: links)
     }
 
     /// The depth folder a capture carries: `depth/` in the image folder or a folder above it
@@ -37,16 +52,18 @@ public struct CaptureDepth: Sendable {
         return nil
     }
 
-    /// The contents of the depth PNGs of `images` (with their names), hashed on `threads`
-    /// threads; "" without a depth folder.
+    /// The contents of the depth PNGs of `images` (with their names) and of the depth frames
+    /// with each image's frame, hashed on `threads` threads; "" without either.
     public func digest(of images: [CaptureImage], threads: Int) -> String {
-        guard let folder else { return "" }
+        guard folder != nil || frames != nil else { return "" }
         let digests = ResultSlots<String>(count: images.count)
         parallelFor(images.count, threads: threads) { i in
-            digests[i] = pngURL(for: images[i].name).map { $0.lastPathComponent + "=" + ContentDigest.file($0) } ?? "-"
+            digests[i] = pngURL(for: images[i].name).map { $0.lastPathComponent + "=" + ContentDigest.file($0) }
+                ?? frameOfImage[images[i].name].map { "frame \($0.index) turned \($0.rotationDegrees)" } ?? "-"
         }
         var hash = StableHash()
-        hash.add("depth " + folder.lastPathComponent)
+        hash.add("depth " + (folder?.lastPathComponent ?? "-"))
+        if let frames { hash.add("frames \(frames.width)x\(frames.height) " + ContentDigest.file(frames.file)) }
         for digest in digests.values { hash.add(digest ?? "-") }
         return hash.hex
     }
@@ -61,13 +78,15 @@ public struct CaptureDepth: Sendable {
         case unusable(String)
     }
 
-    /// The depth of `image`: its PNG in the depth folder (preferred)
+    /// The depth of `image`: its PNG in the depth folder (preferred), its depth frame
     /// or its HEIC depth item, checked to be in the photo's frame.
     public func load(_ image: CaptureImage) -> Lookup {
         let found: MetricDepthImage
         do {
             if let url = pngURL(for: image.name) {
                 found = MetricDepthImage(millimetres: try DepthPNG.read(from: url))
+            } else if let frames, let link = frameOfImage[image.name] {
+                found = try frames.frame(link.index, rotationDegrees: link.rotationDegrees)
             } else if ["heic", "heif"].contains(image.url.pathExtension.lowercased()),
                       let heic = try HEICDepthImage.read(from: image.url) {
                 found = try MetricDepthImage(heic: heic)
@@ -76,6 +95,8 @@ public struct CaptureDepth: Sendable {
             }
         } catch let unusable as MetricDepthImage.Unusable {
             return .unusable(unusable.reason)
+        } catch PipelineError.invalidInput(let message) {
+            return .unusable(message)
         } catch {
             return .unusable("depth image unreadable: \(error)")
         }

@@ -31,7 +31,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(report.stages.filter { !$0.skipped }.map(\.name),
                        ["ingest", "segmentation", "features", "matching", "sparse", "diagnostics", "metric-scale", "upright", "export", "report"])
         XCTAssertEqual(report.stages.filter(\.skipped).map(\.name),
-                       ["rematching", "sparse-rematched", "finer-features", "finer-matching", "sparse-finer", "mask-check", "prior-alignment",
+                       ["rematching", "sparse-rematched", "finer-features", "finer-matching", "sparse-finer", "even-turn", "mask-check", "prior-alignment",
                         "dense", "surface", "model"],
                        "every image registered by the first SfM, no priors; --sparse-only: the skip flags of dense and the mesh stages")
 

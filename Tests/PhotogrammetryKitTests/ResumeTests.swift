@@ -45,7 +45,7 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(first.stages.map(\.name), ReconstructionPipeline.stages(options).map(\.name).filter { !$0.hasSuffix("-unmasked") },
                        "every stage of the list but the reruns without automatic masks, which did not run")
         XCTAssertEqual(first.stages.filter(\.skipped).map(\.name),
-                       ["rematching", "sparse-rematched", "finer-features", "finer-matching", "sparse-finer", "mask-check", "prior-alignment",
+                       ["rematching", "sparse-rematched", "finer-features", "finer-matching", "sparse-finer", "even-turn", "mask-check", "prior-alignment",
                         "dense", "surface", "model"], "every image registered in the first SfM; no priors; sparse only")
         XCTAssertTrue(first.stages.filter { !$0.skipped }.allSatisfy { $0.peakMemoryMB ?? 0 > 0 })
         let model = try files(output.appendingPathComponent("sparse"))

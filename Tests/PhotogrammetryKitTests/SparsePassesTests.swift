@@ -73,7 +73,7 @@ final class SparsePassesTests: XCTestCase {
         options.finerFeatures.enabled = false
         let fourth = try ReconstructionPipeline(input: input, output: output, options: options, progress: nil).run()
         XCTAssertEqual(names(fourth, \.skipped), ["sparse-rematched", "finer-features", "finer-matching", "sparse-finer",
-                                                 "mask-check", "prior-alignment", "dense", "surface", "model"])
+                                                 "even-turn", "mask-check", "prior-alignment", "dense", "surface", "model"])
         XCTAssertEqual(names(fourth, \.resumed), ["segmentation", "features", "matching", "sparse", "rematching"])
         XCTAssertEqual(fourth.imagesRegistered, 12)
     }

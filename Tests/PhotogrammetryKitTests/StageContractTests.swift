@@ -36,7 +36,7 @@ final class StageContractTests: XCTestCase {
 
     func testTheListIsNumberedAndNamedOnce() {
         XCTAssertEqual(names, ["ingest", "segmentation", "features", "matching", "sparse", "rematching", "sparse-rematched", "finer-features",
-                               "finer-matching", "sparse-finer", "mask-check", "features-unmasked", "matching-unmasked",
+                               "finer-matching", "sparse-finer", "even-turn", "mask-check", "features-unmasked", "matching-unmasked",
                                "sparse-unmasked", "rematching-unmasked", "sparse-rematched-unmasked", "finer-features-unmasked",
                                "finer-matching-unmasked", "sparse-finer-unmasked", "prior-alignment", "diagnostics", "metric-scale", "upright",
                                "export", "dense", "surface", "model", "report"])
@@ -124,7 +124,7 @@ final class StageContractTests: XCTestCase {
                        ["matching", "rematching", "finer-matching", "matching-unmasked", "rematching-unmasked", "finer-matching-unmasked"],
                        "matching options are keyed where they are used")
         XCTAssertEqual(differs { $0.priors = .disabled }, ["ingest", "prior-alignment"])
-        XCTAssertEqual(differs { $0.seed = 3 }, ["sparse", "sparse-rematched", "sparse-finer", "sparse-unmasked", "sparse-rematched-unmasked",
+        XCTAssertEqual(differs { $0.seed = 3 }, ["sparse", "sparse-rematched", "sparse-finer", "even-turn", "sparse-unmasked", "sparse-rematched-unmasked",
                                                "sparse-finer-unmasked", "prior-alignment", "dense"])
         var threads = base
         threads.numThreads = 7

@@ -81,6 +81,9 @@ public struct Report: Codable, Sendable {
     /// that stood still), "automatic masks" (segmentation found the camera fixed) or "still
     /// background" (the masked-out background did not change).
     public var turntableEvidence: String?
+    /// How a turntable whose masked passes left most frames out was posed as one even turn from
+    /// point tracks, or why not; nil when that was not tried.
+    public var evenTurn: String?
     /// Blur scores below this were rejected: ``blurFloorFraction`` times the capture's median score.
     public var blurFloor: Double?
     /// The fraction of the capture's median blur score that made ``blurFloor``; nil without a floor.
@@ -160,6 +163,7 @@ public struct Report: Codable, Sendable {
         case elevationSpreadDeg = "elevation_spread_deg", angularMeasuresNote = "angular_measures_note"
         case upSource = "up_source", coverageSectors = "coverage_sectors"
         case staticFeaturesDiscarded = "static_features_discarded", turntableEvidence = "turntable_evidence"
+        case evenTurn = "even_turn"
         case blurFloor = "blur_floor", blurFloorFraction = "blur_floor_fraction"
         case masks, texture, poseCheck = "pose_check", images, video
         case automaticMasks = "automatic_masks"
@@ -182,7 +186,7 @@ public struct Report: Codable, Sendable {
         // JSONEncoder omits nil optionals; the schema wants the keys present as null.
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
-                    "coverage_sectors", "turntable_evidence", "blur_floor", "blur_floor_fraction", "masks", "texture",
+                    "coverage_sectors", "turntable_evidence", "even_turn", "blur_floor", "blur_floor_fraction", "masks", "texture",
                     "dense_points", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
                     "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",

@@ -34,6 +34,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     case priorAlignment = 403
     case finerFeatures = 404
     case finerFeaturesFailed = 405
+    case evenTurn = 406
     // 5xx diagnosis
     case lowAlignment = 500
     case incompleteCircle = 501
@@ -136,6 +137,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .priorAlignment: "a model was put in the pose priors' frame: the similarity's scale, the cameras that agreed, the priors' spread"
         case .finerFeatures: "images left out got finer features (one octave further down), with their partners; SfM ran again, and which result was kept"
         case .finerFeaturesFailed: "an image's finer features could not be extracted: it keeps the features it had"
+        case .evenTurn: "a turntable's masked passes left most frames out: its frames were posed as one even turn from point tracks, or why not (`even_turn` in report.json)"
         case .lowAlignment: "below 90 % of the usable images registered: texture, blur or overlap"
         case .incompleteCircle: "the cameras cover less than 300° of azimuth: walk the rest of the circle"
         case .singleRing: "less than 15° of elevation spread: add a higher or lower ring"

@@ -51,6 +51,13 @@ extension ReconstructionOptions {
         return stage
     }
 
+    /// Stage 9a: the solve's defaults, with the run's seed.
+    public var evenTurnStage: EvenTurnStage.Options {
+        var stage = EvenTurnStage.Options()
+        stage.solver.seed = seed
+        return stage
+    }
+
     /// Stage 5.
     public var rematchingStage: RematchingStage.Options {
         var stage = RematchingStage.Options()

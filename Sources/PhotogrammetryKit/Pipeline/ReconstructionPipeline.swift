@@ -75,7 +75,8 @@ public final class ReconstructionPipeline {
             PipelineStep(IngestStage(options: options.ingestStage)),                        //  1. images, masks, priors
             PipelineStep(SegmentationStage(options: options.segmentationStage)),            // 1a. masks of a fixed camera's frames
         ] + sparsePasses(options) + [
-            PipelineStep(MaskCheckStage()),                                                 // 9a. automatic masks judged by their poses
+            PipelineStep(EvenTurnStage(options: options.evenTurnStage)),                    // 9a. a turntable as one even turn
+            PipelineStep(MaskCheckStage()),                                                 // 9b. automatic masks judged by their poses
         ] + sparsePasses(options, unmasked: true) + [                                       // 2'-9'. without them, if rejected
             PipelineStep(PriorAlignmentStage(options: options.priorAlignmentStage),
                          skip: options.priors == .disabled),                                // 10. into the pose priors' frame

@@ -2,7 +2,7 @@ import Foundation
 import PhotogrammetryCore
 import PhotogrammetrySparse
 
-/// Stage 9a: automatic masks judged by the poses made with them.
+/// Stage 9b: automatic masks judged by the poses made with them.
 ///
 /// A background model can miss what never changes (a plain object's middle, a plate whose
 /// pattern barely moves as it turns) and the features then miss what carried the poses. The

@@ -52,9 +52,9 @@ REPO = Path(__file__).resolve().parents[2]
 DATASETS = (REPO / ".." / "shared" / "datasets").resolve()
 ROOMS = REPO / "out" / "rooms"
 THRESHOLDS_M = (0.02, 0.05, 0.10)
-SAMPLES = 1_000_000
+SAMPLES = 500_000
 REFERENCE_SAMPLES = 2_000_000
-K_CANDIDATES = 6
+K_CANDIDATES = 4
 SEED = 1
 
 

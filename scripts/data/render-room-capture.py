@@ -70,10 +70,11 @@ def plain_material(name, colour):
     return glowing(matte_material(name, colour, roughness=0.95, specular=0.05), AMBIENT)
 
 
-def box(centre, size, material, rotation_z=0.0):
+def box(name, centre, size, material, rotation_z=0.0):
     """An axis-aligned box (then turned about z) with its scale applied, so textures keep metric scale."""
     bpy.ops.mesh.primitive_cube_add(size=1.0, location=centre)
     obj = bpy.context.object
+    obj.name = name
     obj.scale = size
     obj.rotation_euler = (0, 0, rotation_z)
     bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
@@ -139,7 +140,7 @@ def build_scene(args):
 
     # The rug, 3 mm above the floor.
     rug = procedural_material("rug", 9.0, [(0.5, 0.12, 0.1), (0.85, 0.7, 0.45), (0.15, 0.2, 0.4), (0.9, 0.88, 0.8)], 1.0)
-    box((0.1, -0.1, 0.0015), (2.2, 1.5, 0.003), rug)
+    box("rug", (0.1, -0.1, 0.0015), (2.2, 1.5, 0.003), rug)
     # Two pictures on each wall, 1 cm proud of it, at different heights and places: what lets SfM
     # tie a view of a plain wall to its neighbours.
     colours = [[(0.1, 0.3, 0.5), (0.8, 0.75, 0.6), (0.6, 0.2, 0.15), (0.95, 0.9, 0.7)],
@@ -151,29 +152,33 @@ def build_scene(args):
                 ((x0 + 0.005, 0.7, 1.5), (0.01, 0.8, 0.6)), ((x0 + 0.005, -1.1, 1.3), (0.01, 0.45, 0.6)),
                 ((x1 - 0.005, -0.6, 1.6), (0.01, 0.6, 0.6)), ((x1 - 0.005, 1.1, 1.25), (0.01, 0.7, 0.5))]
     for index, (centre, size) in enumerate(pictures):
-        box(centre, size, procedural_material(f"picture{index}", 7.0 + index, colours[index % 4], 2.0 + index))
+        box(f"picture{index}", centre, size, procedural_material(f"picture{index}", 7.0 + index, colours[index % 4], 2.0 + index))
     # The table in the middle, with books, a bowl and a vase.
     wood = procedural_material("wood", 10.0, [(0.35, 0.2, 0.1), (0.6, 0.4, 0.22), (0.45, 0.28, 0.15), (0.8, 0.6, 0.4)], 6.0)
-    box((0.1, -0.1, 0.735), (1.2, 0.7, 0.03), wood)
+    box("table_top", (0.1, -0.1, 0.735), (1.2, 0.7, 0.03), wood)
     for x in (-0.44, 0.64):
         for y in (-0.39, 0.19):
-            box((x, y, 0.36), (0.05, 0.05, 0.72), wood)
+            box("table_leg", (x, y, 0.36), (0.05, 0.05, 0.72), wood)
     books = procedural_material("books", 20.0, [(0.6, 0.1, 0.1), (0.95, 0.9, 0.3), (0.1, 0.3, 0.6), (0.2, 0.6, 0.3), (0.95, 0.95, 0.95)], 7.0)
-    box((-0.2, -0.05, 0.80), (0.3, 0.22, 0.1), books, 0.3)
+    box("books", (-0.2, -0.05, 0.80), (0.3, 0.22, 0.1), books, 0.3)
     bpy.ops.mesh.primitive_cylinder_add(radius=0.07, depth=0.3, location=(0.45, -0.25, 0.9))
+    bpy.context.object.name = "vase"
     bpy.context.object.data.materials.append(books)
     bpy.ops.mesh.primitive_uv_sphere_add(radius=0.12, location=(0.2, 0.05, 0.87))
+    bpy.context.object.name = "bowl"
     bpy.context.object.data.materials.append(rug)
     # A low cabinet against the north wall, west of its picture.
-    box((-1.4, y1 - 0.25, 0.4), (1.0, 0.45, 0.8), wood)
-    box((-1.55, y1 - 0.25, 0.9), (0.25, 0.25, 0.2), books)
+    box("cabinet", (-1.4, y1 - 0.25, 0.4), (1.0, 0.45, 0.8), wood)
+    box("cabinet_box", (-1.55, y1 - 0.25, 0.9), (0.25, 0.25, 0.2), books)
     # A plant pot and its foliage in the south-east corner, a crate by the west wall.
     bpy.ops.mesh.primitive_cylinder_add(radius=0.18, depth=0.45, location=(x1 - 0.35, y0 + 0.35, 0.225))
+    bpy.context.object.name = "plant_pot"
     bpy.context.object.data.materials.append(wood)
     foliage = procedural_material("foliage", 12.0, [(0.05, 0.2, 0.05), (0.3, 0.55, 0.2), (0.15, 0.35, 0.1), (0.6, 0.75, 0.4)], 8.0)
     bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=2, radius=0.35, location=(x1 - 0.35, y0 + 0.35, 0.8))
+    bpy.context.object.name = "foliage"
     bpy.context.object.data.materials.append(foliage)
-    box((x0 + 0.3, -0.3, 0.2), (0.4, 0.5, 0.4), rug, 0.2)
+    box("crate", (x0 + 0.3, -0.3, 0.2), (0.4, 0.5, 0.4), rug, 0.2)
     return scene
 
 
@@ -343,7 +348,7 @@ What is true:
   principal point at the image centre, no distortion; poses camFromWorld in OpenCV's axes (x right, y down,
   z forward), metres, in the room's frame (z up, the floor at z = 0, the room's middle at x = y = 0).
 - gt_mesh.ply: binary little-endian PLY, float32 x y z + triangles, {len(vertices)} vertices, {len(faces)} triangles, the
-  evaluated geometry of every object in the frame of the poses, metres: {', '.join(names)}.
+  evaluated geometry of every object in the frame of the poses, metres: {', '.join(dict.fromkeys(n.split('.')[0] for n in names))}.
   The envelope is single-sided and has no thickness; hidden faces (under the table, the cabinet's back) count.
 - depth/NNNN.png: uint16, depth along the optical axis (camera z) in millimetres, 0 = no surface, at pixel
   centres (ray cast against gt_mesh.ply's triangles from the true pose), the size of the image; as

@@ -55,6 +55,7 @@ THRESHOLDS_M = (0.02, 0.05, 0.10)
 SAMPLES = 500_000
 REFERENCE_SAMPLES = 2_000_000
 K_CANDIDATES = 4
+FARTHEST_M = 0.3   # distances beyond it are not needed: infinity (well above the largest threshold)
 SEED = 1
 
 
@@ -120,23 +121,29 @@ def similarity(source, target):
     return s, R, mean_t - s * R @ mean_s
 
 
-def distances_to_surface(points, mesh, rng_seed, reference_samples=REFERENCE_SAMPLES, k=K_CANDIDATES, chunk=100_000):
+def distances_to_surface(points, mesh, rng_seed, reference_samples=REFERENCE_SAMPLES, k=K_CANDIDATES,
+                         farthest=FARTHEST_M, chunk=100_000):
     """Each point's distance to `mesh`: the least exact distance to the triangles under its k
     nearest reference samples. Never more than the distance to the nearest sample, and equal to
-    the true distance unless the nearest triangle has none of the k samples."""
+    the true distance unless the nearest triangle has none of the k samples. A point with no
+    reference sample within `farthest` gets infinity: beyond the thresholds, a distance is not
+    needed, and searching for the unseen half of a room's far-off samples is what takes time."""
     import trimesh
     from scipy.spatial import cKDTree
     reference, faces = trimesh.sample.sample_surface(mesh, reference_samples, seed=rng_seed)
     tree = cKDTree(reference)
     triangles = np.asarray(mesh.triangles, dtype=np.float64)
-    result = np.empty(len(points))
+    result = np.full(len(points), np.inf)
     for start in range(0, len(points), chunk):
         block = points[start:start + chunk]
-        _, nearest = tree.query(block, k=k)
-        candidates = triangles[faces[nearest]].reshape(-1, 3, 3)
-        closest = trimesh.triangles.closest_point(candidates, np.repeat(block, k, axis=0))
-        gaps = np.linalg.norm(closest - np.repeat(block, k, axis=0), axis=1).reshape(-1, k)
-        result[start:start + chunk] = gaps.min(axis=1)
+        _, nearest = tree.query(block, k=k, distance_upper_bound=farthest)
+        found = nearest < len(reference)  # missing neighbours come back as len(reference)
+        rows = np.nonzero(found[:, 0])[0]
+        candidates = triangles[faces[np.where(found[rows], nearest[rows], nearest[rows, :1])]].reshape(-1, 3, 3)
+        repeated = np.repeat(block[rows], k, axis=0)
+        closest = trimesh.triangles.closest_point(candidates, repeated)
+        gaps = np.linalg.norm(closest - repeated, axis=1).reshape(-1, k)
+        result[start + rows] = gaps.min(axis=1)
     return result
 
 

@@ -31,8 +31,15 @@ class DistanceTests(unittest.TestCase):
         truth, _ = floor_and_wall()
         points = np.array([[0.3, -0.7, 0.03], [1.0, 1.0, 0.5], [2.07, 0.0, 1.0], [0.0, 0.0, -0.1]])
         # 200 samples on 24 m²: about 35 cm apart, so the nearest sample alone would be far off.
-        distances = room_benchmark.distances_to_surface(points, truth, 5, reference_samples=200, k=6)
+        distances = room_benchmark.distances_to_surface(points, truth, 5, reference_samples=200, k=6, farthest=2.0)
         np.testing.assert_allclose(distances, [0.03, 0.5, 0.07, 0.1], atol=1e-9)
+
+    def test_points_beyond_the_farthest_distance_are_infinitely_far(self):
+        truth, _ = floor_and_wall()
+        points = np.array([[0.0, 0.0, 0.05], [0.0, 0.0, 1.5]])
+        distances = room_benchmark.distances_to_surface(points, truth, 5, reference_samples=20_000, farthest=0.3)
+        self.assertAlmostEqual(distances[0], 0.05, places=9)
+        self.assertEqual(distances[1], np.inf)
 
 
 class MeasureTests(unittest.TestCase):

@@ -13,7 +13,9 @@ maps the camera centres of the images both hold onto the true ones (as ../shared
 aligns), its model.glb is moved by it, and both surfaces are sampled area-uniformly (SAMPLES points
 each, seeded), so a share of samples is a share of area:
   accuracy at t:     the share of our mesh's area within t of the true mesh;
-  completeness at t: the share of the true mesh's area within t of our mesh.
+  completeness at t: the share of the true mesh's area within t of our mesh; and the same share of
+                     the true room's envelope alone (its floor, ceiling and walls: the true faces
+                     on the planes of its bounding box), the part photographs of plain paint miss.
 A sample's distance is to the nearest of the triangles under its K_CANDIDATES nearest reference
 samples (REFERENCE_SAMPLES on the other surface): exact point-to-triangle distances, so the
 reference sampling's spacing does not add to them.
@@ -147,16 +149,32 @@ def distances_to_surface(points, mesh, rng_seed, reference_samples=REFERENCE_SAM
     return result
 
 
+def envelope_faces(truth, tolerance=0.01):
+    """The true mesh's faces on the six planes of its bounding box (within `tolerance` metres): a
+    box room's floor, ceiling and walls."""
+    low, high = truth.bounds
+    corners = np.asarray(truth.triangles)
+    on_plane = np.zeros(len(corners), dtype=bool)
+    for axis in range(3):
+        for value in (low[axis], high[axis]):
+            on_plane |= np.all(np.abs(corners[:, :, axis] - value) <= tolerance, axis=1)
+    return on_plane
+
+
 def accuracy_and_completeness(ours, truth, thresholds=THRESHOLDS_M, samples=SAMPLES, seed=SEED, **kwargs):
-    """({t: share of our area within t of truth}, {t: share of truth's area within t of ours}), in %."""
+    """({t: share of our area within t of truth}, {t: share of truth's area within t of ours},
+    {t: the same share of truth's envelope, its floor, ceiling and walls}), in %."""
     import trimesh
     our_points, _ = trimesh.sample.sample_surface(ours, samples, seed=seed)
-    true_points, _ = trimesh.sample.sample_surface(truth, samples, seed=seed + 1)
+    true_points, true_faces = trimesh.sample.sample_surface(truth, samples, seed=seed + 1)
     to_truth = distances_to_surface(our_points, truth, seed + 2, **kwargs)
     to_ours = distances_to_surface(true_points, ours, seed + 3, **kwargs)
+    on_envelope = envelope_faces(truth)[true_faces]
     accuracy = {t: 100.0 * float(np.mean(to_truth <= t)) for t in thresholds}
     completeness = {t: 100.0 * float(np.mean(to_ours <= t)) for t in thresholds}
-    return accuracy, completeness
+    envelope = {t: 100.0 * float(np.mean(to_ours[on_envelope] <= t)) if on_envelope.any() else float("nan")
+                for t in thresholds}
+    return accuracy, completeness, envelope
 
 
 def load_run_mesh(run_dir, truth_dir):
@@ -269,12 +287,14 @@ def main(argv=None):
                     if truth_mesh is None:
                         truth_mesh = trimesh.load(paths["truth"] / "gt_mesh.ply", process=False)
                     mesh, aligned, cameras = load_run_mesh(run_dir, paths["truth"])
-                    accuracy, completeness = accuracy_and_completeness(mesh, truth_mesh)
+                    accuracy, completeness, envelope = accuracy_and_completeness(mesh, truth_mesh)
                     seconds, dense, report = report_seconds(run_dir)
                     row.update(registered=report.get("images_registered"), images=report.get("images_total"),
                                triangles=len(mesh.faces), area_m2=float(mesh.area), truth_area_m2=float(truth_mesh.area),
                                accuracy={f"{t:g}": a for t, a in accuracy.items()},
                                completeness={f"{t:g}": c for t, c in completeness.items()},
+                               envelope={f"{t:g}": c for t, c in envelope.items()},
+                               envelope_area_m2=float(truth_mesh.area_faces[envelope_faces(truth_mesh)].sum()),
                                seconds=seconds, dense_seconds=dense, scale_source=report.get("scale_source"))
             print(format_row(row), flush=True)
     print()
@@ -295,16 +315,18 @@ def format_row(row):
 
 def table(rows):
     header = ("| capture | variant | cameras | triangles | accuracy 2 / 5 / 10 cm % | completeness 2 / 5 / 10 cm % "
-              "| mesh m² | truth m² | scale | s | dense s |\n|---|---|---|---|---|---|---|---|---|---|---|")
+              "| of it floor, ceiling, walls % | mesh m² | truth m² | scale | s | dense s |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines = [header]
     for row in rows:
         if "accuracy" not in row:
-            lines.append(f"| {row['capture']} | {row['variant']} | {row['note']} |  |  |  |  |  |  |  |  |")
+            lines.append(f"| {row['capture']} | {row['variant']} | {row['note']} |  |  |  |  |  |  |  |  |  |")
             continue
         dense = f"{row['dense_seconds']:.0f}" if row["dense_seconds"] is not None else "–"
         lines.append(f"| {row['capture']} | {row['variant']} | {row['registered']}/{row['images']} | {row['triangles']} | "
                      f"{' / '.join(f'{v:.1f}' for v in row['accuracy'].values())} | "
-                     f"{' / '.join(f'{v:.1f}' for v in row['completeness'].values())} | {row['area_m2']:.1f} | "
+                     f"{' / '.join(f'{v:.1f}' for v in row['completeness'].values())} | "
+                     f"{' / '.join(f'{v:.1f}' for v in row['envelope'].values())} | {row['area_m2']:.1f} | "
                      f"{row['truth_area_m2']:.1f} | {row['scale_source']} | {row['seconds']:.0f} | {dense} |")
     return "\n".join(lines)
 

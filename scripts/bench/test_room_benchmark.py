@@ -47,7 +47,7 @@ class MeasureTests(unittest.TestCase):
         truth, floor = floor_and_wall()
         lifted = floor.copy()
         lifted.apply_translation([0, 0, 0.03])  # 3 cm above the true floor
-        accuracy, completeness = room_benchmark.accuracy_and_completeness(lifted, truth, **SMALL)
+        accuracy, completeness, envelope = room_benchmark.accuracy_and_completeness(lifted, truth, **SMALL)
         # Within 2 cm of the truth: only the lifted floor's 2 cm strip beside the wall (0.08 of 16 m²).
         self.assertAlmostEqual(accuracy[0.02], 100 * 0.08 / 16, delta=0.2)
         self.assertEqual(accuracy[0.05], 100.0)
@@ -55,6 +55,15 @@ class MeasureTests(unittest.TestCase):
         self.assertAlmostEqual(completeness[0.02], 100 * 4 * 0.04 / 24, delta=0.3)
         self.assertAlmostEqual(completeness[0.05], 100 * (16 + 4 * 0.08) / 24, delta=1.0)
         self.assertAlmostEqual(completeness[0.10], 100 * (16 + 4 * 0.13) / 24, delta=1.0)
+        # Both the floor and the wall lie on the planes of the truth's bounding box.
+        self.assertEqual(envelope, completeness)
+
+    def test_the_envelope_is_the_faces_on_the_bounding_box(self):
+        truth, _ = floor_and_wall()
+        table = trimesh.creation.box((0.5, 0.5, 0.5))
+        table.apply_translation([0, 0, 0.75])
+        room = trimesh.util.concatenate([truth, table])
+        self.assertEqual(room_benchmark.envelope_faces(room).tolist(), [True] * 4 + [False] * 12)
 
 
 class SimilarityTests(unittest.TestCase):

@@ -15,7 +15,8 @@ each, seeded), so a share of samples is a share of area:
   accuracy at t:     the share of our mesh's area within t of the true mesh;
   completeness at t: the share of the true mesh's area within t of our mesh; and the same share of
                      the true room's envelope alone (its floor, ceiling and walls: the true faces
-                     on the planes of its bounding box), the part photographs of plain paint miss.
+                     on the planes of its bounding box facing into it), the part photographs of
+                     plain paint miss.
 A sample's distance is to the nearest of the triangles under its K_CANDIDATES nearest reference
 samples (REFERENCE_SAMPLES on the other surface): exact point-to-triangle distances, so the
 reference sampling's spacing does not add to them.
@@ -150,14 +151,17 @@ def distances_to_surface(points, mesh, rng_seed, reference_samples=REFERENCE_SAM
 
 
 def envelope_faces(truth, tolerance=0.01):
-    """The true mesh's faces on the six planes of its bounding box (within `tolerance` metres): a
-    box room's floor, ceiling and walls."""
+    """The true mesh's faces on the six planes of its bounding box (within `tolerance` metres)
+    whose normals point into the room: a box room's floor, ceiling and walls, and what lies flat
+    on them facing the room (a rug, a picture); not the hidden faces pressed against them."""
     low, high = truth.bounds
     corners = np.asarray(truth.triangles)
+    normals = np.asarray(truth.face_normals)
     on_plane = np.zeros(len(corners), dtype=bool)
     for axis in range(3):
-        for value in (low[axis], high[axis]):
-            on_plane |= np.all(np.abs(corners[:, :, axis] - value) <= tolerance, axis=1)
+        for value, inward in ((low[axis], 1.0), (high[axis], -1.0)):
+            on_plane |= (np.all(np.abs(corners[:, :, axis] - value) <= tolerance, axis=1)
+                         & (normals[:, axis] * inward > 0.9))
     return on_plane
 
 
@@ -315,7 +319,7 @@ def format_row(row):
 
 def table(rows):
     header = ("| capture | variant | cameras | triangles | accuracy 2 / 5 / 10 cm % | completeness 2 / 5 / 10 cm % "
-              "| of it floor, ceiling, walls % | mesh m² | truth m² | scale | s | dense s |\n"
+              "| envelope completeness 2 / 5 / 10 cm % | mesh m² | truth m² | scale | s | dense s |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines = [header]
     for row in rows:

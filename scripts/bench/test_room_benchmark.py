@@ -20,9 +20,10 @@ SMALL = {"samples": 20_000, "reference_samples": 20_000}
 
 
 def floor_and_wall():
-    """A 4 x 4 m floor (z = 0) and a 4 x 2 m wall (x = 2) beside it: 24 m² in all, 16 on the floor."""
+    """A 4 x 4 m floor (z = 0) and a 4 x 2 m wall (x = 2) beside it, both facing the room: 24 m² in
+    all, 16 on the floor."""
     floor = trimesh.Trimesh([[-2, -2, 0], [2, -2, 0], [2, 2, 0], [-2, 2, 0]], [[0, 1, 2], [0, 2, 3]], process=False)
-    wall = trimesh.Trimesh([[2, -2, 0], [2, 2, 0], [2, 2, 2], [2, -2, 2]], [[0, 1, 2], [0, 2, 3]], process=False)
+    wall = trimesh.Trimesh([[2, -2, 0], [2, 2, 0], [2, 2, 2], [2, -2, 2]], [[0, 2, 1], [0, 3, 2]], process=False)
     return trimesh.util.concatenate([floor, wall]), floor
 
 
@@ -58,12 +59,16 @@ class MeasureTests(unittest.TestCase):
         # Both the floor and the wall lie on the planes of the truth's bounding box.
         self.assertEqual(envelope, completeness)
 
-    def test_the_envelope_is_the_faces_on_the_bounding_box(self):
+    def test_the_envelope_is_the_faces_on_the_bounding_box_facing_the_room(self):
         truth, _ = floor_and_wall()
         table = trimesh.creation.box((0.5, 0.5, 0.5))
         table.apply_translation([0, 0, 0.75])
-        room = trimesh.util.concatenate([truth, table])
-        self.assertEqual(room_benchmark.envelope_faces(room).tolist(), [True] * 4 + [False] * 12)
+        # A rug 4 mm thick on the floor: its top faces the room, its bottom the floor.
+        rug = trimesh.creation.box((1.0, 1.0, 0.004))
+        rug.apply_translation([0, 0, 0.002])
+        room = trimesh.util.concatenate([truth, table, rug])
+        rug_up = (rug.face_normals[:, 2] > 0.9).tolist()
+        self.assertEqual(room_benchmark.envelope_faces(room).tolist(), [True] * 4 + [False] * 12 + rug_up)
 
 
 class SimilarityTests(unittest.TestCase):

@@ -131,12 +131,12 @@ def build_scene(args):
     # The envelope: six planes facing into the room, the floor at z = 0, the middle at x = y = 0.
     x0, x1, y0, y1, h = -ROOM_X / 2, ROOM_X / 2, -ROOM_Y / 2, ROOM_Y / 2, WALL_HEIGHT
     wall, ceiling, floor = plain_material("wall", WALL), plain_material("ceiling", CEILING), plain_material("floor", FLOOR)
-    plane((x0, y0, 0), (0, ROOM_Y, 0), (ROOM_X, 0, 0), floor, "floor")
-    plane((x0, y0, h), (ROOM_X, 0, 0), (0, ROOM_Y, 0), ceiling, "ceiling")
-    plane((x0, y0, 0), (ROOM_X, 0, 0), (0, 0, h), wall, "wall_s")
-    plane((x1, y1, 0), (-ROOM_X, 0, 0), (0, 0, h), wall, "wall_n")
-    plane((x0, y1, 0), (0, -ROOM_Y, 0), (0, 0, h), wall, "wall_w")
-    plane((x1, y0, 0), (0, ROOM_Y, 0), (0, 0, h), wall, "wall_e")
+    plane((x0, y0, 0), (ROOM_X, 0, 0), (0, ROOM_Y, 0), floor, "floor")
+    plane((x0, y0, h), (0, ROOM_Y, 0), (ROOM_X, 0, 0), ceiling, "ceiling")
+    plane((x0, y0, 0), (0, 0, h), (ROOM_X, 0, 0), wall, "wall_s")
+    plane((x1, y1, 0), (0, 0, h), (-ROOM_X, 0, 0), wall, "wall_n")
+    plane((x0, y1, 0), (0, 0, h), (0, -ROOM_Y, 0), wall, "wall_w")
+    plane((x1, y0, 0), (0, 0, h), (0, ROOM_Y, 0), wall, "wall_e")
 
     # The rug, 3 mm above the floor.
     rug = procedural_material("rug", 9.0, [(0.5, 0.12, 0.1), (0.85, 0.7, 0.45), (0.15, 0.2, 0.4), (0.9, 0.88, 0.8)], 1.0)
@@ -349,7 +349,8 @@ What is true:
   z forward), metres, in the room's frame (z up, the floor at z = 0, the room's middle at x = y = 0).
 - gt_mesh.ply: binary little-endian PLY, float32 x y z + triangles, {len(vertices)} vertices, {len(faces)} triangles, the
   evaluated geometry of every object in the frame of the poses, metres: {', '.join(dict.fromkeys(n.split('.')[0] for n in names))}.
-  The envelope is single-sided and has no thickness; hidden faces (under the table, the cabinet's back) count.
+  The envelope is single-sided, its faces' normals into the room, and has no thickness; hidden faces (under the
+  table, the cabinet's back) count.
 - depth/NNNN.png: uint16, depth along the optical axis (camera z) in millimetres, 0 = no surface, at pixel
   centres (ray cast against gt_mesh.ply's triangles from the true pose), the size of the image; as
   ../shared/datasets/synthetic-room's depth/.

@@ -24,7 +24,6 @@ import argparse
 import math
 import os
 import random
-import struct
 import sys
 import time
 
@@ -34,7 +33,7 @@ from mathutils import Matrix, Vector
 from mathutils.bvhtree import BVHTree
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from blender_capture import add_camera, glowing, write_gt_sparse  # noqa: E402
+from blender_capture import add_camera, glowing, opencv_cam_from_world, write_gt_sparse  # noqa: E402
 from blender_capture import plain_material as matte_material  # noqa: E402
 from blender_capture import procedural_material as textured_material  # noqa: E402
 
@@ -214,12 +213,6 @@ def walk(args):
     return path
 
 
-def opencv_cam_from_world(camera_matrix_world):
-    """camFromWorld with OpenCV's axes (x right, y down, z forward) from Blender's camera (y up, -z forward)."""
-    flip = Matrix(((1, 0, 0, 0), (0, -1, 0, 0), (0, 0, -1, 0), (0, 0, 0, 1)))
-    return flip @ camera_matrix_world.inverted()
-
-
 def world_triangles():
     """Every mesh's evaluated triangles in the world frame: (vertices n x 3, faces m x 3, names)."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -317,7 +310,7 @@ def main():
         name = f"{index:04d}.jpg"
         scene.render.filepath = os.path.join(out, "images", name)
         bpy.ops.render.render(write_still=True)
-        cam_from_world = opencv_cam_from_world(camera.matrix_world)
+        cam_from_world = opencv_cam_from_world(camera.matrix_world, Matrix.Identity(4))
         poses.append((name, cam_from_world))
         depth = true_depth(tree, cam_from_world, focal_px, args.width, args.height)
         write_depth_png(os.path.join(out, "depth", f"{index:04d}.png"), np.round(depth * 1000.0))

@@ -35,7 +35,6 @@ Needs numpy and Pillow.
 """
 
 import argparse
-import math
 import shutil
 import sys
 import warnings

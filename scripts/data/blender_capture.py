@@ -1,8 +1,7 @@
 """What the Blender capture renderers share: Cycles settings, materials, the camera, ground truth.
 
-Imported by scripts/data/render-marker-capture.py and scripts/data/render-turntable-captures.py
-inside Blender 3.4 (`blender -b -P SCRIPT`), which puts nothing on sys.path: each script adds its
-own folder first.
+Imported by the render-*.py scripts beside it inside Blender 3.4 (`blender -b -P SCRIPT`), which
+puts nothing on sys.path: each script adds its own folder first.
 """
 
 import math
@@ -120,6 +119,22 @@ def procedural_material(name, scale, colours, seed, detail=10.0):
         element.color = colour + (1.0,)
     links.new(mix.outputs["Value"], ramp.inputs["Fac"])
     links.new(ramp.outputs["Color"], shader.inputs["Base Color"])
+    return material
+
+
+def glowing(material, ambient):
+    """`material` with a faint glow of `ambient` times its own colour: a closed room's ambient light
+    (what its walls bounce around) without path-traced bounces, which need hundreds of samples to
+    settle; it costs no shadow rays, as it is not sampled as a light."""
+    material.cycles.sample_as_light = False
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    shader = nodes["Principled BSDF"]
+    ramp = next((node for node in nodes if node.type == "VALTORGB"), None)
+    if ramp is not None:
+        links.new(ramp.outputs["Color"], shader.inputs["Emission"])
+    else:
+        shader.inputs["Emission"].default_value = shader.inputs["Base Color"].default_value
+    shader.inputs["Emission Strength"].default_value = ambient
     return material
 
 

@@ -27,7 +27,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from blender_capture import add_camera  # noqa: E402
+from blender_capture import add_camera, glowing  # noqa: E402
 from blender_capture import plain_material as matte_material  # noqa: E402
 from blender_capture import procedural_material as textured_material  # noqa: E402
 
@@ -53,28 +53,13 @@ def parse_arguments():
     return parser.parse_args(argv)
 
 
-def glowing(material):
-    """`material` with a faint glow of its own colour: a closed room's ambient light, which costs no
-    shadow rays (it is not sampled as a light)."""
-    material.cycles.sample_as_light = False
-    nodes, links = material.node_tree.nodes, material.node_tree.links
-    shader = nodes["Principled BSDF"]
-    ramp = next((node for node in nodes if node.type == "VALTORGB"), None)
-    if ramp is not None:
-        links.new(ramp.outputs["Color"], shader.inputs["Emission"])
-    else:
-        shader.inputs["Emission"].default_value = shader.inputs["Base Color"].default_value
-    shader.inputs["Emission Strength"].default_value = AMBIENT
-    return material
-
-
 def procedural_material(name, scale, colours, seed):
     # The finest noise octave a few pixels wide: no aliasing at two samples.
-    return glowing(textured_material(name, scale, colours, seed, detail=3.0))
+    return glowing(textured_material(name, scale, colours, seed, detail=3.0), AMBIENT)
 
 
 def plain_material(name, colour):
-    return glowing(matte_material(name, colour, roughness=0.9, specular=0.1))
+    return glowing(matte_material(name, colour, roughness=0.9, specular=0.1), AMBIENT)
 
 
 def box(centre, size, material, rotation_z=0.0):

@@ -32,33 +32,15 @@ void TurnToCamera(const T* rig, const T& angle, const T* point, T* camera) {
   ceres::AngleAxisRotatePoint(rig, turned, camera);
 }
 
-// One observation; the frame's angle is multiplier x the angle parameter (i x step for even
-// steps, 1 x angle_i for free ones) plus offset (the held step of a closed turn).
+// One observation; the frame's angle is multiplier x the angle parameter: i x step for even
+// steps (a closed turn's step held constant), 1 x angle_i for free ones.
 struct TurnReprojection {
-  double x, y, cx, cy, multiplier, offset;
+  double x, y, cx, cy, multiplier;
 
   template <typename T>
   bool operator()(const T* rig, const T* focal, const T* angle, const T* point, T* residuals) const {
     T camera[3];
-    TurnToCamera(rig, T(multiplier) * angle[0] + T(offset), point, camera);
-    if (!(camera[2] > T(1e-9))) {
-      residuals[0] = residuals[1] = T(1e3);
-      return true;
-    }
-    residuals[0] = focal[0] * camera[0] / camera[2] + T(cx) - T(x);
-    residuals[1] = focal[0] * camera[1] / camera[2] + T(cy) - T(y);
-    return true;
-  }
-};
-
-// The same with the angle held as data (a closed turn's frames).
-struct HeldAngleReprojection {
-  double x, y, cx, cy, angle;
-
-  template <typename T>
-  bool operator()(const T* rig, const T* focal, const T* point, T* residuals) const {
-    T camera[3];
-    TurnToCamera(rig, T(angle), point, camera);
+    TurnToCamera(rig, T(multiplier) * angle[0], point, camera);
     if (!(camera[2] > T(1e-9))) {
       residuals[0] = residuals[1] = T(1e3);
       return true;
@@ -145,23 +127,11 @@ extern "C" cvis_status cvis_turn_adjust(cvis_turn_problem* problem, const cvis_t
       const int i = p.obs_frame[k];
       const double x = p.obs_xy[2 * k], y = p.obs_xy[2 * k + 1];
       const double cx = p.principal_point[0], cy = p.principal_point[1];
-      switch (options->steps) {
-        case CVIS_TURN_EVEN:
-          solver_problem.AddResidualBlock(
-              new ceres::AutoDiffCostFunction<TurnReprojection, 2, 3, 1, 1, 3>(new TurnReprojection{x, y, cx, cy, double(i), 0}),
-              loss, p.rig, &focal, &step, point);
-          break;
-        case CVIS_TURN_EVEN_CLOSED:
-          solver_problem.AddResidualBlock(
-              new ceres::AutoDiffCostFunction<HeldAngleReprojection, 2, 3, 1, 3>(new HeldAngleReprojection{x, y, cx, cy, i * step}),
-              loss, p.rig, &focal, point);
-          break;
-        default:
-          solver_problem.AddResidualBlock(
-              new ceres::AutoDiffCostFunction<TurnReprojection, 2, 3, 1, 1, 3>(new TurnReprojection{x, y, cx, cy, 1, 0}),
-              loss, p.rig, &focal, &p.angles[i], point);
-          break;
-      }
+      const bool free_angles = options->steps == CVIS_TURN_FREE;
+      solver_problem.AddResidualBlock(
+          new ceres::AutoDiffCostFunction<TurnReprojection, 2, 3, 1, 1, 3>(
+              new TurnReprojection{x, y, cx, cy, free_angles ? 1.0 : double(i)}),
+          loss, p.rig, &focal, free_angles ? &p.angles[i] : &step, point);
     }
     *summary = cvis_turn_summary{};
     if (solver_problem.NumResidualBlocks() == 0) return Fail(CVIS_NOT_ENOUGH_DATA, "turn problem: no observation of a finite point");
@@ -169,6 +139,7 @@ extern "C" cvis_status cvis_turn_adjust(cvis_turn_problem* problem, const cvis_t
     if (options->steps == CVIS_TURN_FREE && solver_problem.HasParameterBlock(&p.angles[0])) {
       solver_problem.SetParameterBlockConstant(&p.angles[0]);
     }
+    if (options->steps == CVIS_TURN_EVEN_CLOSED) solver_problem.SetParameterBlockConstant(&step);
     ceres::Solver::Options solver_options;
     solver_options.linear_solver_type = ceres::SPARSE_SCHUR;
     solver_options.max_num_iterations = options->max_iterations;
@@ -179,7 +150,7 @@ extern "C" cvis_status cvis_turn_adjust(cvis_turn_problem* problem, const cvis_t
     ceres::Solve(solver_options, &solver_problem, &solver_summary);
     p.focal_length = focal;
     if (options->steps != CVIS_TURN_FREE) {
-      for (int i = 0; i < n; ++i) p.angles[i] = p.angles[0] + i * step;
+      for (int i = 0; i < n; ++i) p.angles[i] = i * step;
     }
     summary->initial_cost = solver_summary.initial_cost;
     summary->final_cost = solver_summary.final_cost;

@@ -13,7 +13,7 @@
 #include <ceres/problem.h>
 #include <ceres/rotation.h>
 #include <ceres/solver.h>
-#include <Eigen/Dense>
+#include <opencv2/core.hpp>
 
 #include "../../include/cvis_turn.h"
 #include "../optim/ceres_logging.h"
@@ -75,20 +75,28 @@ cvis_status Validate(const cvis_turn_problem* p) {
 
 bool Finite(const double* v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); }
 
-// The 3 x 4 projection of frame i (focal length, principal point and motion).
-Eigen::Matrix<double, 3, 4> Projection(const cvis_turn_problem& p, int i) {
+// The 3 x 4 projection of frame i (focal length, principal point and motion). OpenCV's small
+// matrices, not Eigen's: this file is built with -march=native, and Eigen types instantiated here
+// would clash with the baseline-built ones Open3D's code in the same program uses.
+cv::Matx34d Projection(const cvis_turn_problem& p, int i) {
   double r[9];
   ceres::AngleAxisToRotationMatrix(p.rig, ceres::RowMajorAdapter3x3(r));
-  const Eigen::Matrix3d rig = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(r);
+  const cv::Matx33d rig(r);
   const double c = std::cos(p.angles[i]), s = std::sin(p.angles[i]);
-  Eigen::Matrix3d turn;
-  turn << c, -s, 0, s, c, 0, 0, 0, 1;
-  Eigen::Matrix3d k;
-  k << p.focal_length, 0, p.principal_point[0], 0, p.focal_length, p.principal_point[1], 0, 0, 1;
-  Eigen::Matrix<double, 3, 4> pose;
-  pose.leftCols<3>() = rig * turn;
-  pose.col(3) = rig * Eigen::Vector3d(0, 1, 0);
+  const cv::Matx33d turn(c, -s, 0, s, c, 0, 0, 0, 1);
+  const cv::Matx33d k(p.focal_length, 0, p.principal_point[0], 0, p.focal_length, p.principal_point[1], 0, 0, 1);
+  const cv::Matx33d rotation = rig * turn;
+  const cv::Vec3d translation = rig * cv::Vec3d(0, 1, 0);
+  cv::Matx34d pose;
+  for (int row = 0; row < 3; ++row) {
+    for (int col = 0; col < 3; ++col) pose(row, col) = rotation(row, col);
+    pose(row, 3) = translation[row];
+  }
   return k * pose;
+}
+
+cv::Vec3d Project(const cv::Matx34d& projection, const double* point) {
+  return projection * cv::Vec4d(point[0], point[1], point[2], 1);
 }
 
 }  // namespace
@@ -165,7 +173,7 @@ extern "C" cvis_status cvis_turn_triangulate(cvis_turn_problem* problem) {
   return Guard([&]() -> cvis_status {
     if (cvis_status status = Validate(problem); status != CVIS_OK) return status;
     const cvis_turn_problem& p = *problem;
-    std::vector<Eigen::Matrix<double, 3, 4>> projections;
+    std::vector<cv::Matx34d> projections;
     for (int i = 0; i < p.num_frames; ++i) projections.push_back(Projection(p, i));
     std::vector<std::vector<int32_t>> by_point(size_t(p.num_points));
     for (int32_t k = 0; k < p.num_observations; ++k) by_point[size_t(p.obs_point[k])].push_back(k);
@@ -175,18 +183,21 @@ extern "C" cvis_status cvis_turn_triangulate(cvis_turn_problem* problem) {
       const auto& seen = by_point[size_t(j)];
       out[0] = out[1] = out[2] = nan;
       if (seen.size() < 2) continue;
-      Eigen::MatrixXd a(2 * seen.size(), 4);
+      cv::Mat a(int(2 * seen.size()), 4, CV_64F);
       for (size_t m = 0; m < seen.size(); ++m) {
-        const auto& P = projections[size_t(p.obs_frame[seen[m]])];
+        const cv::Matx34d& P = projections[size_t(p.obs_frame[seen[m]])];
         const double x = p.obs_xy[2 * seen[m]], y = p.obs_xy[2 * seen[m] + 1];
-        a.row(Eigen::Index(2 * m)) = x * P.row(2) - P.row(0);
-        a.row(Eigen::Index(2 * m + 1)) = y * P.row(2) - P.row(1);
+        for (int col = 0; col < 4; ++col) {
+          a.at<double>(int(2 * m), col) = x * P(2, col) - P(0, col);
+          a.at<double>(int(2 * m + 1), col) = y * P(2, col) - P(1, col);
+        }
       }
-      const Eigen::Vector4d h = Eigen::JacobiSVD<Eigen::MatrixXd>(a, Eigen::ComputeFullV).matrixV().col(3);
-      if (std::abs(h[3]) < 1e-12) continue;
-      const Eigen::Vector3d x = h.head<3>() / h[3];
+      cv::Mat h;
+      cv::SVD::solveZ(a, h);
+      if (std::abs(h.at<double>(3)) < 1e-12) continue;
+      const double x[3] = {h.at<double>(0) / h.at<double>(3), h.at<double>(1) / h.at<double>(3), h.at<double>(2) / h.at<double>(3)};
       bool in_front = true;
-      for (int32_t k : seen) in_front = in_front && (projections[size_t(p.obs_frame[k])] * x.homogeneous())[2] > 0;
+      for (int32_t k : seen) in_front = in_front && Project(projections[size_t(p.obs_frame[k])], x)[2] > 0;
       if (!in_front) continue;
       out[0] = x[0], out[1] = x[1], out[2] = x[2];
     }
@@ -200,13 +211,13 @@ extern "C" cvis_status cvis_turn_reprojection_errors(const cvis_turn_problem* pr
     if (cvis_status status = Validate(problem); status != CVIS_OK) return status;
     if (errors == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_turn_reprojection_errors: null argument");
     const cvis_turn_problem& p = *problem;
-    std::vector<Eigen::Matrix<double, 3, 4>> projections;
+    std::vector<cv::Matx34d> projections;
     for (int i = 0; i < p.num_frames; ++i) projections.push_back(Projection(p, i));
     for (int32_t k = 0; k < p.num_observations; ++k) {
       const double* point = p.points3D + 3 * p.obs_point[k];
       errors[k] = std::numeric_limits<double>::infinity();
       if (!Finite(point)) continue;
-      const Eigen::Vector3d h = projections[size_t(p.obs_frame[k])] * Eigen::Vector3d(point[0], point[1], point[2]).homogeneous();
+      const cv::Vec3d h = Project(projections[size_t(p.obs_frame[k])], point);
       if (!(h[2] > 1e-12)) continue;
       errors[k] = std::hypot(h[0] / h[2] - p.obs_xy[2 * k], h[1] / h[2] - p.obs_xy[2 * k + 1]);
     }

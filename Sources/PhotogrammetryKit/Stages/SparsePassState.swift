@@ -74,5 +74,7 @@ struct SparsePassState {
         scene.report.masks = nil
         scene.report.turntableEvidence = nil
         scene.report.staticFeaturesDiscarded = 0
+        // An even turn was posed under the masks: its model goes with them.
+        scene.report.evenTurn = scene.report.evenTurn.map { $0 + "; set aside with the masks" }
     }
 }

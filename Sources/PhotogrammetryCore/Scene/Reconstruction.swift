@@ -81,6 +81,15 @@ public struct Reconstruction: Sendable {
         return (d * d).sum().squareRoot()
     }
 
+    /// Recomputes every point's mean reprojection error over its track (for points3D.txt); -1 for
+    /// a point with no observation in front of a registered camera.
+    public mutating func updatePointErrors() {
+        for (id, point) in points3D {
+            let errors = point.track.compactMap { reprojectionError(of: $0, position: point.position) }
+            points3D[id]?.error = errors.isEmpty ? -1 : errors.reduce(0, +) / Double(errors.count)
+        }
+    }
+
     /// The mean reprojection error over all observations of all points, in pixels: a point seen
     /// in ten images weighs ten times one seen in one.
     public var meanReprojectionError: Double {

@@ -31,13 +31,4 @@ extension IncrementalMapper {
         }
         return best
     }
-
-    /// Recomputes every point's mean reprojection error (for the model's points3D.txt).
-    func updatePointErrors() {
-        for id in Array(reconstruction.points3D.keys) {
-            guard let point = reconstruction.points3D[id] else { continue }
-            let errors = point.track.compactMap { reconstruction.reprojectionError(of: $0, position: point.position) }
-            reconstruction.points3D[id]!.error = errors.isEmpty ? -1 : errors.reduce(0, +) / Double(errors.count)
-        }
-    }
 }

@@ -134,7 +134,7 @@ public final class IncrementalMapper {
         try adjustGlobally()
         filterObservations(ofPoints: Array(reconstruction.points3D.keys))
         try adjustGlobally(final: true)
-        updatePointErrors()
+        reconstruction.updatePointErrors()
     }
 
     /// Registers images one by one until none can be added.

@@ -21,10 +21,9 @@ extension EvenTurnSolver.Result {
                                  points2D: keypoints[i]))
         }
         for (position, track) in zip(motion.points, tracks) where track.count >= 2 {
-            let id = model.addPoint3D(Point3D(position: position, track: track))
-            let errors = track.compactMap { model.reprojectionError(of: $0, position: position) }
-            model.points3D[id]?.error = errors.isEmpty ? -1 : errors.reduce(0, +) / Double(errors.count)
+            _ = model.addPoint3D(Point3D(position: position, track: track))
         }
+        model.updatePointErrors()
         return model
     }
 }

@@ -63,9 +63,6 @@ public enum EvenTurnSolver {
         public var inlierShare: Double
         /// The consecutive frames sharing the fewest fitting tracks, and how many.
         public var weakestLink: (frame: Int, tracks: Int)
-        /// How much each angle set free lowers the robust cost (Ceres's cost units): small when
-        /// the steps are even, as the model takes them to be.
-        public var freeStepCostDrop: Double
         /// Why the turn does not stand; nil when it does.
         public var refusal: String?
     }
@@ -121,9 +118,6 @@ public enum EvenTurnSolver {
         }
         try all.triangulate()
         _ = try all.adjust(best.steps, threads: threads)
-        var free = all
-        let evenCost = try free.adjust(best.steps, threads: threads).finalCost
-        let freeCost = try free.adjust(.free, threads: threads).finalCost
         let link = Self.weakestLink(all, frames: n)
         var refusal: String?
         let focalRange = (options.plausibleFocalLengths.lowerBound * longerSide)...(options.plausibleFocalLengths.upperBound * longerSide)
@@ -137,8 +131,7 @@ public enum EvenTurnSolver {
                              100 * inlierShare, 100 * options.minInlierShare)
         }
         return Result(motion: all, steps: best.steps, trackCount: tracks.count, observationCount: tracks.observations.count,
-                      inlierShare: inlierShare, weakestLink: link, freeStepCostDrop: (evenCost - freeCost) / Double(max(1, n - 2)),
-                      refusal: refusal)
+                      inlierShare: inlierShare, weakestLink: link, refusal: refusal)
     }
 
     /// The motion with the tracks of `tracks` alone, renumbered.

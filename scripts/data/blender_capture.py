@@ -184,6 +184,15 @@ def place_camera(camera, azimuth, elevation, radius, target):
     bpy.context.view_layer.update()
 
 
+def smooth_noise(rng, count, amplitude, periods=(1, 2, 3, 5)):
+    """A smooth random closed curve over count frames: sines of whole periods with random phases."""
+    phase = [rng.uniform(0, 2 * math.pi) for _ in periods]
+    weight = [rng.uniform(0.5, 1.0) / p for p in periods]
+    total = sum(weight)
+    return [amplitude * sum(w * math.sin(2 * math.pi * p * i / count + f) for p, w, f in zip(periods, weight, phase)) / total
+            for i in range(count)]
+
+
 def opencv_cam_from_world(camera_matrix_world, world_from_frame):
     """camFromFrame with OpenCV's axes (x right, y down, z forward) from Blender's camera (y up, -z forward)."""
     blender_cam_from_world = camera_matrix_world.inverted()

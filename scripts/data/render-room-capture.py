@@ -33,7 +33,7 @@ from mathutils import Matrix, Vector
 from mathutils.bvhtree import BVHTree
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from blender_capture import add_camera, glowing, opencv_cam_from_world, write_gt_sparse  # noqa: E402
+from blender_capture import add_camera, glowing, opencv_cam_from_world, smooth_noise, write_gt_sparse  # noqa: E402
 from blender_capture import plain_material as matte_material  # noqa: E402
 from blender_capture import procedural_material as textured_material  # noqa: E402
 
@@ -179,15 +179,6 @@ def build_scene(args):
     bpy.context.object.data.materials.append(foliage)
     box("crate", (x0 + 0.3, -0.3, 0.2), (0.4, 0.5, 0.4), rug, 0.2)
     return scene
-
-
-def smooth_noise(rng, count, amplitude, periods=(1, 2, 3, 5)):
-    """A smooth random closed curve over count frames: sines of whole periods with random phases."""
-    phase = [rng.uniform(0, 2 * math.pi) for _ in periods]
-    weight = [rng.uniform(0.5, 1.0) / p for p in periods]
-    total = sum(weight)
-    return [amplitude * sum(w * math.sin(2 * math.pi * p * i / count + f) for p, w, f in zip(periods, weight, phase)) / total
-            for i in range(count)]
 
 
 def walk(args):

@@ -27,7 +27,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from blender_capture import add_camera, glowing  # noqa: E402
+from blender_capture import add_camera, glowing, opencv_cam_from_world, smooth_noise  # noqa: E402
 from blender_capture import plain_material as matte_material  # noqa: E402
 from blender_capture import procedural_material as textured_material  # noqa: E402
 
@@ -162,15 +162,6 @@ def build_scene(args):
     return scene
 
 
-def smooth_noise(rng, count, amplitude, periods=(1, 2, 3, 5)):
-    """A smooth random closed curve over count frames: sines of whole periods with random phases."""
-    phase = [rng.uniform(0, 2 * math.pi) for _ in periods]
-    weight = [rng.uniform(0.5, 1.0) / p for p in periods]
-    total = sum(weight)
-    return [amplitude * sum(w * math.sin(2 * math.pi * p * i / count + f) for p, w, f in zip(periods, weight, phase)) / total
-            for i in range(count)]
-
-
 def walk(args):
     """Camera positions and aim points of one loop around the furniture, hand shake included."""
     rng = random.Random(args.seed)
@@ -189,12 +180,6 @@ def walk(args):
         roll = math.radians(rng.gauss(0, 0.6)) + math.radians(2.0) * math.sin(2 * math.pi * 2 * i / n)
         path.append((location, target, roll))
     return path
-
-
-def opencv_cam_from_world(camera_matrix_world):
-    """camFromWorld with OpenCV's axes (x right, y down, z forward) from Blender's camera (y up, -z forward)."""
-    flip = Matrix(((1, 0, 0, 0), (0, -1, 0, 0), (0, 0, -1, 0), (0, 0, 0, 1)))
-    return flip @ camera_matrix_world.inverted()
 
 
 def main():
@@ -219,7 +204,7 @@ def main():
         name = f"{index:04d}.jpg"
         scene.render.filepath = os.path.join(out, "images", name)
         bpy.ops.render.render(write_still=True)
-        poses.append((name, opencv_cam_from_world(camera.matrix_world)))
+        poses.append((name, opencv_cam_from_world(camera.matrix_world, Matrix.Identity(4))))
         print(f"rendered {name} ({time.time() - started:.0f} s)", flush=True)
 
     with open(os.path.join(out, "gt_sparse", "cameras.txt"), "w") as f:

@@ -130,6 +130,37 @@ float* cvis_depth_map_depths(cvis_depth_map* map);   /* width * height */
 float* cvis_depth_map_normals(cvis_depth_map* map);  /* width * height * 3 */
 float* cvis_depth_map_costs(cvis_depth_map* map);    /* width * height */
 
+/* A phone's depth image (LiDAR or TrueDepth: z-depth in metres along the photo camera's axis,
+ * registered to the photo, 0 or non-finite = none) brought into dense view view_index of the
+ * workspace and written as a depth map (cvis_depth_map layout; cost 0) to out_depth_path
+ * (temporary name, then rename). depth is depth_width x depth_height, row-major from the top-left,
+ * covering the upright photo of camera_width x camera_height with the same aspect; camera_model
+ * and camera_params describe that photo (cvis_bundle.h), so every view pixel is mapped through
+ * the distortion as cvis_mvs_undistort_image maps it. confidence (may be NULL) is ARKit's level
+ * per depth pixel (0 low, 1 medium, 2 high); pixels below min_confidence are dropped.
+ *
+ * Each depth pixel is first smoothed: the plane fitted to its 5 x 5 neighbours within 4 % of
+ * their median, read at the pixel (a phone's per-pixel noise is independent, 1-2 %, while a
+ * surface is smooth over the footprint; the limit keeps the two sides of an edge apart, and a
+ * plane, unlike a mean, is not biased by a tilted surface or a window the border cuts). A view pixel then reads the
+ * depth bilinearly when its four depth pixels agree within 4 %, else it has none (no depth is
+ * invented between two surfaces); pixels the view's mask drops have none. Normals come from
+ * the depth one depth pixel apart, towards the camera; zero where a neighbour lacks depth.
+ * *out_valid_pixels (may be NULL) receives the pixels with depth. */
+cvis_status cvis_mvs_sensor_depth_map(cvis_mvs_workspace* workspace, int32_t view_index,
+                                      const float* depth, const uint8_t* confidence,
+                                      int32_t depth_width, int32_t depth_height,
+                                      int32_t min_confidence, int32_t camera_model,
+                                      const double* camera_params, int32_t camera_width,
+                                      int32_t camera_height, const char* out_depth_path,
+                                      int64_t* out_valid_pixels);
+
+/* How two depth maps of one view agree: over the pixels where both have depth, the median of
+ * measured / sensor (*out_median_ratio; 0 without a common pixel), the median of
+ * |ratio / median - 1| (*out_spread) and the count (*out_count). Reads both files. */
+cvis_status cvis_depth_map_ratio(const char* measured_path, const char* sensor_path,
+                                 double* out_median_ratio, double* out_spread, int64_t* out_count);
+
 /* The masks' visual hull: out_outside[i] = 1 when at least min_views views see point i (float
  * x, y, z; in front of the view and inside its frame) on a pixel their mask (8-bit PNG of the
  * view's size, 0 = not the object) drops after it is dilated by dilation_px; else 0. A NULL

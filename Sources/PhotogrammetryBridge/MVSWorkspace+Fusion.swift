@@ -22,16 +22,21 @@ extension MVSWorkspace {
     ///     is written, through a temporary file and a rename.
     ///   - headerComment: One more `comment` line for the PLY header (one line; e.g. the cloud's
     ///     unit, `lengthUnit metres`), or nil.
-    /// - Returns: The number of points written.
+    ///   - sensorDepths: Per view, a sensor depth map (``sensorDepthMap(view:depth:camera:output:)``)
+    ///     and the factor from its metres to the model's units, or nil; empty: none. A pixel the
+    ///     photometric map leaves empty takes the sensor's depth, agreeing within
+    ///     ``FusionOptions/maxSensorDepthError`` and weighing ``FusionOptions/sensorWeight``.
+    /// - Returns: The number of points written, and of them those whose reference pixel was sensor depth.
     /// - Throws: ``CVisionError``: `.invalidArgument` for invalid options, counts that do not
     ///   match the views, a bad neighbour index, a comment with a line break or a depth map whose
     ///   size is not its view's;
     ///   `.ioError` or `.decodeError` naming a file that cannot be read or written.
-    public func fuse(depthMaps: [URL?], neighbours: [[Int]], options: FusionOptions = FusionOptions(),
-                     output: URL, headerComment: String? = nil) throws -> Int {
+    public func fuse(depthMaps: [URL?], sensorDepths: [(url: URL, scale: Double)?] = [], neighbours: [[Int]],
+                     options: FusionOptions = FusionOptions(), output: URL,
+                     headerComment: String? = nil) throws -> (points: Int, sensorPoints: Int) {
         try options.validate()
         let count = views.count
-        guard depthMaps.count == count, neighbours.count == count else {
+        guard depthMaps.count == count, neighbours.count == count, sensorDepths.isEmpty || sensorDepths.count == count else {
             throw CVisionError(
                 code: .invalidArgument,
                 message: "fuse: \(count) views but \(depthMaps.count) depth maps and \(neighbours.count) neighbour lists")
@@ -48,16 +53,24 @@ extension MVSWorkspace {
             offsets.append(Int32(flat.count))
         }
         var cOptions = options.cOptions()
-        var points: Int64 = 0
+        var points: Int64 = 0, sensorPoints: Int64 = 0
+        let scales = sensorDepths.map { $0?.scale ?? 1 }
         let status = withCStringArray(depthMaps.map { $0?.path }) { paths in
-            offsets.withUnsafeBufferPointer { o in
-                flat.withUnsafeBufferPointer { n in
-                    cvis_fuse_depth_maps(handle, paths, o.baseAddress, n.baseAddress, &cOptions,
-                                         output.path, headerComment, &points)
+            withCStringArray(sensorDepths.map { $0?.url.path }) { sensorPaths in
+                offsets.withUnsafeBufferPointer { o in
+                    flat.withUnsafeBufferPointer { n in
+                        scales.withUnsafeBufferPointer { s in
+                            var sensor = cvis_fusion_sensor_depths(depth_paths: sensorDepths.isEmpty ? nil : sensorPaths,
+                                                                   scales: s.baseAddress)
+                            return cvis_fuse_depth_maps_with_sensor(handle, paths, &sensor, o.baseAddress, n.baseAddress,
+                                                                    &cOptions, output.path, headerComment, &points,
+                                                                    &sensorPoints)
+                        }
+                    }
                 }
             }
         }
         try check(status)
-        return Int(points)
+        return (Int(points), Int(sensorPoints))
     }
 }

@@ -57,10 +57,16 @@ final class FusionTests: XCTestCase {
     /// may change a view's depths, given the plane point of each pixel.
     func writeScene(edit: (Int, Int, SIMD3<Double>, inout Float) -> Void = { _, _, _, _ in })
         throws -> (MVSWorkspace, [URL]) {
+        try Self.writeScene(in: directory, edit: edit)
+    }
+
+    /// The scene's files written to `directory` (as ``writeScene(edit:)``).
+    static func writeScene(in directory: URL, edit: (Int, Int, SIMD3<Double>, inout Float) -> Void)
+        throws -> (MVSWorkspace, [URL]) {
         let views = Self.views()
         var imageURLs: [URL] = [], depthURLs: [URL] = []
         for (i, view) in views.enumerated() {
-            let map = try DepthMap(width: Self.width, height: Self.height)
+            let map = try DepthMap(width: width, height: height)
             var pixels = [SIMD3<UInt8>](repeating: .zero, count: Self.width * Self.height)
             let normalCam = view.camFromWorld.rotation * Self.planeNormal
             let towardsCamera = dot(normalCam, SIMD3(0, 0, 1)) < 0 ? normalCam : -normalCam
@@ -97,7 +103,7 @@ final class FusionTests: XCTestCase {
     func testFusedPointsLieOnThePlaneOncePerSurfacePixelWithColourAndNormal() throws {
         let (workspace, depths) = try writeScene()
         let output = directory.appendingPathComponent("fused.ply")
-        let count = try workspace.fuse(depthMaps: depths, neighbours: Self.allNeighbours, options: FusionOptions(), output: output)
+        let count = try workspace.fuse(depthMaps: depths, neighbours: Self.allNeighbours, options: FusionOptions(), output: output).points
         let cloud = try PointCloud.load(output)
         XCTAssertEqual(cloud.pointCount, count)
         // About one point per pixel of one view: each surface pixel is fused once, not per view.

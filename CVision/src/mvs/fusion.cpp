@@ -3,6 +3,12 @@
 // agreeing observations become one point (mean position, normal and colour) and are all marked
 // used, so no surface is fused twice.
 //
+// Sensor depth (a phone's LiDAR), when a view has it, fills the pixels its photometric map left
+// empty: plain walls, where matching has nothing to hold on to. Such observations pass a looser
+// agreement (the sensor's noise is larger than the photographs') and weigh less in a point's
+// mean, so the photographs' detail stays where they measured; agreement between views is still
+// what makes a point, so a wrong sensor pixel of one view does not.
+//
 // Determinism with threads: a band of rows is evaluated in parallel against the "used" marks as
 // they stand at the start of the band, then committed sequentially in row-major order; a commit
 // drops observations an earlier commit of the band took. The output does not depend on the
@@ -34,6 +40,7 @@ struct Observation {
   float position[3];  // world
   float normal[3];    // world, zero when the depth map has none
   uint8_t color[3];   // RGB
+  bool sensor;        // from the view's sensor depth, not its photometric map
 };
 
 // Candidates of one row: candidate k owns observations[begin[k] .. begin[k + 1]), the reference
@@ -65,9 +72,28 @@ class UsedMarks {
 struct LoadedView {
   int index = -1;
   const View* view = nullptr;
-  std::shared_ptr<const DepthMap> depth;
-  std::shared_ptr<const cv::Mat> colour;  // BGR
+  std::shared_ptr<const DepthMap> depth;   // photometric; null when the view has none
+  std::shared_ptr<const DepthMap> sensor;  // null when the view has none
+  float sensor_scale = 1;                  // model units per sensor depth unit
+  std::shared_ptr<const cv::Mat> colour;   // BGR
 };
+
+// A view's depth at a pixel: photometric where it has it, else sensor (scaled); 0 without.
+float DepthAt(const LoadedView& loaded, int x, int y, bool* sensor) {
+  *sensor = false;
+  if (loaded.depth) {
+    const float depth = loaded.depth->Depth(x, y);
+    if (depth > 0) return depth;
+  }
+  if (loaded.sensor) {
+    const float depth = loaded.sensor->Depth(x, y);
+    if (depth > 0) {
+      *sensor = true;
+      return depth * loaded.sensor_scale;
+    }
+  }
+  return 0;
+}
 
 void WorldNormal(const View& view, const float* camera_normal, float out[3]) {
   const double n[3] = {camera_normal[0], camera_normal[1], camera_normal[2]};
@@ -78,12 +104,13 @@ void WorldNormal(const View& view, const float* camera_normal, float out[3]) {
 
 bool HasNormal(const float n[3]) { return n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.25f; }
 
-Observation Observe(const LoadedView& loaded, int x, int y, const double world[3]) {
+Observation Observe(const LoadedView& loaded, int x, int y, const double world[3], bool sensor) {
   Observation observation;
   observation.view = loaded.index;
   observation.pixel = y * loaded.view->width + x;
+  observation.sensor = sensor;
   for (int k = 0; k < 3; ++k) observation.position[k] = float(world[k]);
-  WorldNormal(*loaded.view, loaded.depth->Normal(x, y), observation.normal);
+  WorldNormal(*loaded.view, (sensor ? loaded.sensor : loaded.depth)->Normal(x, y), observation.normal);
   const cv::Vec3b bgr = loaded.colour->at<cv::Vec3b>(y, x);
   observation.color[0] = bgr[2];
   observation.color[1] = bgr[1];
@@ -94,24 +121,23 @@ Observation Observe(const LoadedView& loaded, int x, int y, const double world[3
 class Fuser {
  public:
   Fuser(Workspace* workspace, const std::vector<std::string>& depth_paths,
+        const std::vector<std::string>& sensor_paths, const std::vector<double>& sensor_scales,
         const cvis_fusion_options& options)
-      : workspace_(*workspace), depth_paths_(depth_paths), options_(options),
+      : workspace_(*workspace), depth_paths_(depth_paths), sensor_paths_(sensor_paths),
+        sensor_scales_(sensor_scales), options_(options),
         used_(workspace->NumViews()),
         cos_max_normal_(std::cos(options.max_normal_error_deg * kPi / 180.0)) {}
 
   cvis_status Load(int i, LoadedView* out) {
     out->index = i;
     out->view = &workspace_.view(i);
-    if (cvis_status s = workspace_.Depth(depth_paths_[size_t(i)], &out->depth); s != CVIS_OK) return s;
-    if (cvis_status s = workspace_.Colour(i, &out->colour); s != CVIS_OK) return s;
-    if (out->depth->width != out->view->width || out->depth->height != out->view->height) {
-      return Fail(CVIS_INVALID_ARGUMENT,
-                  Str(BaseName(depth_paths_[size_t(i)]), ": depth map is ", out->depth->width, "x",
-                      out->depth->height, " but view ", i, " is ", out->view->width, "x",
-                      out->view->height));
-    }
-    return CVIS_OK;
+    if (cvis_status s = LoadMap(i, depth_paths_[size_t(i)], &out->depth); s != CVIS_OK) return s;
+    if (cvis_status s = LoadMap(i, sensor_paths_[size_t(i)], &out->sensor); s != CVIS_OK) return s;
+    out->sensor_scale = float(sensor_scales_[size_t(i)]);
+    return workspace_.Colour(i, &out->colour);
   }
+
+  int64_t sensor_points() const { return sensor_points_; }
 
   // Fuses view `reference` against `neighbours`, appending points to writer.
   cvis_status FuseView(const LoadedView& reference, const std::vector<LoadedView>& neighbours,
@@ -136,16 +162,21 @@ class Fuser {
   void EvaluateRow(const LoadedView& reference, const std::vector<LoadedView>& neighbours, int y,
                    RowCandidates* row) const {
     const View& ref = *reference.view;
-    const DepthMap& ref_depth = *reference.depth;
     const int needed = options_.min_num_views - 1;
+    // A sensor observation on either side is held to the sensor's limits: its depth error, and
+    // the re-projection error that much depth error makes.
+    const double sensor_reprojection =
+        options_.max_reprojection_error * std::max(1.0, options_.max_sensor_depth_error / options_.max_depth_error);
     for (int x = 0; x < ref.width; ++x) {
-      const float depth = ref_depth.Depth(x, y);
-      if (!(depth > 0) || used_.Get(reference.index, y * ref.width + x)) continue;
+      if (used_.Get(reference.index, y * ref.width + x)) continue;
+      bool ref_sensor;
+      const float depth = DepthAt(reference, x, y, &ref_sensor);
+      if (!(depth > 0)) continue;
       double cam[3], world[3];
       ref.CamFromPixel(x + 0.5, y + 0.5, depth, cam);
       ref.WorldFromCam(cam, world);
       const size_t first = row->observations.size();
-      row->observations.push_back(Observe(reference, x, y, world));
+      row->observations.push_back(Observe(reference, x, y, world, ref_sensor));
       const float* ref_normal = row->observations[first].normal;
       int agreeing = 0;
       for (const LoadedView& neighbour : neighbours) {
@@ -154,10 +185,15 @@ class Fuser {
         view.CamFromWorld(world, cam_j);
         if (!view.ProjectCam(cam_j, &u, &v) || u < 0 || v < 0 || u >= view.width || v >= view.height) continue;
         const int col = int(u), row_j = int(v);
-        const float depth_j = neighbour.depth->Depth(col, row_j);
-        if (!(depth_j > 0) || used_.Get(neighbour.index, row_j * view.width + col)) continue;
+        if (used_.Get(neighbour.index, row_j * view.width + col)) continue;
+        bool sensor_j;
+        const float depth_j = DepthAt(neighbour, col, row_j, &sensor_j);
+        if (!(depth_j > 0)) continue;
+        const bool either_sensor = ref_sensor || sensor_j;
+        const double max_depth_error = either_sensor ? options_.max_sensor_depth_error : options_.max_depth_error;
+        const double max_reprojection = either_sensor ? sensor_reprojection : options_.max_reprojection_error;
         // Depth: where the reference puts the point against what the neighbour measured.
-        if (std::abs(cam_j[2] - depth_j) > options_.max_depth_error * depth_j) continue;
+        if (std::abs(cam_j[2] - depth_j) > max_depth_error * depth_j) continue;
         // Re-projection: the neighbour's own point seen from the reference, in reference pixels.
         double back_cam[3], back_world[3], back_in_ref[3], x_ref, y_ref;
         view.CamFromPixel(col + 0.5, row_j + 0.5, depth_j, back_cam);
@@ -165,8 +201,8 @@ class Fuser {
         ref.CamFromWorld(back_world, back_in_ref);
         if (!ref.ProjectCam(back_in_ref, &x_ref, &y_ref)) continue;
         const double dx = x_ref - (x + 0.5), dy = y_ref - (y + 0.5);
-        if (dx * dx + dy * dy > options_.max_reprojection_error * options_.max_reprojection_error) continue;
-        Observation observation = Observe(neighbour, col, row_j, back_world);
+        if (dx * dx + dy * dy > max_reprojection * max_reprojection) continue;
+        Observation observation = Observe(neighbour, col, row_j, back_world, sensor_j);
         // Normals: a map without them (zero normals) does not veto.
         if (HasNormal(ref_normal) && HasNormal(observation.normal)) {
           const float* n = observation.normal;
@@ -195,26 +231,43 @@ class Fuser {
       int count = 0;
       for (const Observation* o = first; o != last; ++o) count += used_.Get(o->view, o->pixel) ? 0 : 1;
       if (count < options_.min_num_views) continue;
-      double position[3] = {0, 0, 0}, normal[3] = {0, 0, 0}, color[3] = {0, 0, 0};
+      double position[3] = {0, 0, 0}, normal[3] = {0, 0, 0}, color[3] = {0, 0, 0}, weights = 0;
       for (const Observation* o = first; o != last; ++o) {
         if (used_.Get(o->view, o->pixel)) continue;
+        const double weight = o->sensor ? options_.sensor_weight : 1.0;
         for (int c = 0; c < 3; ++c) {
-          position[c] += o->position[c];
-          normal[c] += o->normal[c];
+          position[c] += weight * o->position[c];
+          normal[c] += weight * o->normal[c];
           color[c] += o->color[c];
         }
+        weights += weight;
         used_.Set(o->view, o->pixel, ViewPixels(o->view));
       }
       const double length = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
       for (int c = 0; c < 3; ++c) {
-        points_.push_back(float(position[c] / count));
+        points_.push_back(float(position[c] / weights));
         normals_.push_back(length > 0 ? float(normal[c] / length) : 0.0f);
         colors_.push_back(uint8_t(std::lround(color[c] / count)));
       }
+      if (first->sensor) ++sensor_points_;
     }
   }
 
   int ViewPixels(int view) const { return workspace_.view(view).width * workspace_.view(view).height; }
+
+  // The map at path (empty: none, *out null), checked to be the view's size.
+  cvis_status LoadMap(int i, const std::string& path, std::shared_ptr<const DepthMap>* out) {
+    out->reset();
+    if (path.empty()) return CVIS_OK;
+    if (cvis_status s = workspace_.Depth(path, out); s != CVIS_OK) return s;
+    const View& view = workspace_.view(i);
+    if ((*out)->width != view.width || (*out)->height != view.height) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str(BaseName(path), ": depth map is ", (*out)->width, "x",
+                                             (*out)->height, " but view ", i, " is ", view.width, "x",
+                                             view.height));
+    }
+    return CVIS_OK;
+  }
 
   cvis_status Flush(PlyPointWriter* writer) {
     const cvis_status status =
@@ -227,7 +280,10 @@ class Fuser {
 
   Workspace& workspace_;
   const std::vector<std::string>& depth_paths_;
+  const std::vector<std::string>& sensor_paths_;
+  const std::vector<double>& sensor_scales_;
   const cvis_fusion_options options_;
+  int64_t sensor_points_ = 0;
   UsedMarks used_;
   const double cos_max_normal_;
   std::vector<float> points_, normals_;
@@ -237,12 +293,14 @@ class Fuser {
 cvis_status CheckOptions(const cvis_fusion_options& o) {
   if (o.min_num_views < 1 || !(o.max_reprojection_error > 0) || !(o.max_depth_error > 0) ||
       !(o.max_normal_error_deg > 0) || !(o.max_normal_error_deg <= 180) || o.num_threads < 1 ||
-      o.num_threads > 256) {
+      o.num_threads > 256 || !(o.max_sensor_depth_error > 0) || !(o.sensor_weight > 0) ||
+      !(o.sensor_weight <= 1)) {
     return Fail(CVIS_INVALID_ARGUMENT,
                 Str("cvis_fuse_depth_maps: options out of range (min_num_views ", o.min_num_views,
                     ", max_reprojection_error ", o.max_reprojection_error, ", max_depth_error ",
                     o.max_depth_error, ", max_normal_error_deg ", o.max_normal_error_deg,
-                    ", num_threads ", o.num_threads, ")"));
+                    ", num_threads ", o.num_threads, ", max_sensor_depth_error ",
+                    o.max_sensor_depth_error, ", sensor_weight ", o.sensor_weight, ")"));
   }
   return CVIS_OK;
 }
@@ -258,6 +316,8 @@ extern "C" void cvis_fusion_options_default(cvis_fusion_options* options) {
   options->max_depth_error = 0.01;
   options->max_normal_error_deg = 30.0;
   options->num_threads = 2;
+  options->max_sensor_depth_error = 0.03;
+  options->sensor_weight = 0.25;
 }
 
 extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
@@ -267,6 +327,21 @@ extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
                                             const cvis_fusion_options* options,
                                             const char* out_ply_path, const char* header_comment,
                                             int64_t* num_points) {
+  return cvis_fuse_depth_maps_with_sensor(workspace, depth_paths, nullptr, neighbour_offsets,
+                                          neighbours, options, out_ply_path, header_comment,
+                                          num_points, nullptr);
+}
+
+extern "C" cvis_status cvis_fuse_depth_maps_with_sensor(cvis_mvs_workspace* workspace,
+                                                        const char* const* depth_paths,
+                                                        const cvis_fusion_sensor_depths* sensor,
+                                                        const int32_t* neighbour_offsets,
+                                                        const int32_t* neighbours,
+                                                        const cvis_fusion_options* options,
+                                                        const char* out_ply_path,
+                                                        const char* header_comment,
+                                                        int64_t* num_points,
+                                                        int64_t* num_sensor_points) {
   using namespace cvis;
   using namespace cvis::mvs;
   return Guard([&] {
@@ -275,11 +350,25 @@ extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
       return Fail(CVIS_INVALID_ARGUMENT, "cvis_fuse_depth_maps: null argument");
     }
     *num_points = 0;
+    if (num_sensor_points != nullptr) *num_sensor_points = 0;
     if (cvis_status s = CheckOptions(*options); s != CVIS_OK) return s;
     Workspace& ws = workspace->workspace;
     const int n = ws.NumViews();
-    std::vector<std::string> paths(static_cast<size_t>(n));
+    std::vector<std::string> paths(static_cast<size_t>(n)), sensor_paths(static_cast<size_t>(n));
+    std::vector<double> sensor_scales(static_cast<size_t>(n), 1.0);
     for (int i = 0; i < n; ++i) paths[size_t(i)] = depth_paths[i] != nullptr ? depth_paths[i] : "";
+    if (sensor != nullptr && sensor->depth_paths != nullptr) {
+      if (sensor->scales == nullptr) return Fail(CVIS_INVALID_ARGUMENT, "cvis_fuse_depth_maps: sensor depth without scales");
+      for (int i = 0; i < n; ++i) {
+        if (sensor->depth_paths[i] == nullptr) continue;
+        if (!(sensor->scales[i] > 0) || !std::isfinite(sensor->scales[i])) {
+          return Fail(CVIS_INVALID_ARGUMENT, Str("cvis_fuse_depth_maps: view ", i, " has sensor scale ", sensor->scales[i]));
+        }
+        sensor_paths[size_t(i)] = sensor->depth_paths[i];
+        sensor_scales[size_t(i)] = sensor->scales[i];
+      }
+    }
+    auto has_depth = [&](int i) { return !paths[size_t(i)].empty() || !sensor_paths[size_t(i)].empty(); };
     if (neighbour_offsets[0] != 0) {
       return Fail(CVIS_INVALID_ARGUMENT, "cvis_fuse_depth_maps: neighbour_offsets[0] must be 0");
     }
@@ -301,16 +390,16 @@ extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
     }
     PlyPointWriter writer(out_ply_path, comment);
     if (cvis_status s = writer.Open(); s != CVIS_OK) return s;
-    Fuser fuser(&ws, paths, *options);
+    Fuser fuser(&ws, paths, sensor_paths, sensor_scales, *options);
     for (int i = 0; i < n; ++i) {
-      if (paths[size_t(i)].empty()) continue;
+      if (!has_depth(i)) continue;
       LoadedView reference;
       if (cvis_status s = fuser.Load(i, &reference); s != CVIS_OK) return s;
       std::vector<LoadedView> loaded;
       for (int32_t k = neighbour_offsets[i]; k < neighbour_offsets[i + 1]; ++k) {
         const int j = neighbours[k];
         // A neighbour without a depth map cannot vote; one listed twice votes once.
-        if (paths[size_t(j)].empty() ||
+        if (!has_depth(j) ||
             std::any_of(loaded.begin(), loaded.end(), [&](const LoadedView& v) { return v.index == j; })) {
           continue;
         }
@@ -321,6 +410,7 @@ extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
     }
     if (cvis_status s = writer.Finish(); s != CVIS_OK) return s;
     *num_points = writer.count();
+    if (num_sensor_points != nullptr) *num_sensor_points = fuser.sensor_points();
     return CVIS_OK;
   });
 }

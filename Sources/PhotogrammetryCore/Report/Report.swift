@@ -109,6 +109,12 @@ public struct Report: Codable, Sendable {
     public var detail: String = "full"
     /// Points in `dense.ply`; nil when the dense stage did not run (`--sparse-only`, `diagnose`).
     public var densePoints: Int?
+    /// Of ``densePoints``, those made from the capture's sensor depth (a phone's LiDAR or
+    /// TrueDepth images) where the photographs' depth maps had none; the rest are the
+    /// photographs'. Nil when the capture has no sensor depth or the dense stage did not run.
+    public var densePointsSensorDepth: Int?
+    /// Views whose sensor depth joined the cloud; nil as ``densePointsSensorDepth``.
+    public var denseSensorDepthViews: Int?
     /// Triangles of the model files; nil without the mesh stages.
     public var triangles: Int?
     /// Side of a texture page in pixels, and the number of pages; nil without the mesh stages.
@@ -168,6 +174,7 @@ public struct Report: Codable, Sendable {
         case masks, texture, poseCheck = "pose_check", images, video
         case automaticMasks = "automatic_masks"
         case models, advice, detail, densePoints = "dense_points", triangles
+        case densePointsSensorDepth = "dense_points_sensor_depth", denseSensorDepthViews = "dense_sensor_depth_views"
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
         case metricScale = "metric_scale", scaleSource = "scale_source", metricScaleSpread = "metric_scale_spread"
         case metricScalePoints = "metric_scale_points", metricScaleNote = "metric_scale_note"
@@ -187,7 +194,7 @@ public struct Report: Codable, Sendable {
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
                     "coverage_sectors", "turntable_evidence", "even_turn", "blur_floor", "blur_floor_fraction", "masks", "texture",
-                    "dense_points", "triangles",
+                    "dense_points", "dense_points_sensor_depth", "dense_sensor_depth_views", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
                     "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",
                     "model_frame", "model_frame_note", "video", "automatic_masks", "pose_check",

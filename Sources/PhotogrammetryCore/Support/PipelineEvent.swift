@@ -45,6 +45,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     // 6xx dense
     case denseResumed = 600
     case denseImageSkipped = 601
+    case denseSensorDepthRefused = 602
     // 7xx metric scale
     case metricScale = 700
     case depthUnusable = 701
@@ -94,7 +95,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .tooFewImages, .stageFailed, .captureFailed, .failed: .error
         case .imageRejected, .contrastLowered, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred,
              .finerFeaturesFailed, .severalModels, .lowAlignment, .incompleteCircle, .singleRing, .lowTexture, .posesUnreliable, .denseImageSkipped,
-             .depthUnusable, .markerFrameUnavailable, .usdCoreUnavailable, .interrupted: .warning
+             .denseSensorDepthRefused, .depthUnusable, .markerFrameUnavailable, .usdCoreUnavailable, .interrupted: .warning
         default: .info
         }
     }
@@ -103,7 +104,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
     public var subjectKind: String? {
         switch self {
         case .imageRejected, .maskMissing, .featuresFailed, .frameBlank, .frameBlurred, .finerFeaturesFailed, .denseImageSkipped,
-             .depthUnusable: "image"
+             .denseSensorDepthRefused, .depthUnusable: "image"
         case .stageFailed, .stageResumed, .stageStarted: "stage"
         case .captureStarted, .captureFinished, .captureFailed, .captureSkipped: "capture"
         default: nil
@@ -146,6 +147,7 @@ public enum PipelineEvent: Int, CaseIterable, Sendable {
         case .anglesNotReported: "azimuth coverage and elevation spread are null (a walk-through, too few cameras), and why"
         case .denseResumed: "depth maps (and the cloud) reused from an earlier run"
         case .denseImageSkipped: "an image gets no depth map (no source view, no depth range)"
+        case .denseSensorDepthRefused: "a view's sensor depth does not join the cloud: it disagrees with the photographs' depth (scale or spread beyond 5 %), is unreadable, or cannot be scaled"
         case .metricScale: "the model's metric scale from the user (`--scale`, `--known-distance`), printed markers, the views' depth images or the pose priors (factor, spread, points, markers or cameras), or why a source gave none"
         case .depthUnusable: "a view's depth image cannot give scale (no metric range, not in the photo's frame, unreadable): not used"
         case .markerFrame: "`--marker-frame`: the model is in the marker board's frame (markers fitted, the corners' distance from the plane, the marker giving +X)"

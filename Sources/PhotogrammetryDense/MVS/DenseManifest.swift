@@ -35,6 +35,8 @@ struct DenseManifest: Codable {
     struct Cloud: Codable, Equatable {
         package var entry: Entry
         package var points: Int
+        /// Of them, those made from sensor depth (absent in manifests from before sensor depth).
+        package var sensorPoints: Int?
     }
 
     static let currentVersion = 1
@@ -42,7 +44,7 @@ struct DenseManifest: Codable {
     package var version = currentVersion
     /// By image name.
     package var views: [String: View] = [:]
-    /// By depth-map file name (`NAME.photometric.cvdm`, `NAME.geometric.cvdm`).
+    /// By depth-map file name (`NAME.photometric.cvdm`, `NAME.geometric.cvdm`, `NAME.sensor.cvdm`).
     package var depthMaps: [String: Entry] = [:]
     package var cloud: Cloud?
 

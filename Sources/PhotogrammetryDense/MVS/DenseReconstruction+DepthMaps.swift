@@ -127,10 +127,10 @@ extension DenseReconstruction {
                              computed: tally.computed, reused: tally.reused)
     }
 
-    /// Step 4: fuses the depth maps (``DepthMapFiles/fused``) into the cloud, or reuses the cloud
-    /// when no depth map changed and the fusion's inputs are the same.
-    func fuse(_ maps: DepthMapFiles, views: [PreparedView], workspace: MVSWorkspace,
-              store: ManifestStore) throws -> (points: Int, reused: Bool) {
+    /// Step 5: fuses the depth maps (``DepthMapFiles/fused``, and the sensor's) into the cloud, or
+    /// reuses the cloud when no depth map changed and the fusion's inputs are the same.
+    func fuse(_ maps: DepthMapFiles, sensor: SensorDepthMaps?, views: [PreparedView], workspace: MVSWorkspace,
+              store: ManifestStore) throws -> (points: Int, sensorPoints: Int, reused: Bool) {
         let available = maps.fused.compactMap { $0 }.count
         guard available > 0 else {
             throw DenseReconstructionError("no depth map could be computed")
@@ -147,24 +147,34 @@ extension DenseReconstruction {
             hash.add(maps.fusedEntries[index]?.key ?? "none")
             hash.add(maps.neighbours[index].map(String.init).joined(separator: ","))
         }
-        let entry = DenseManifest.Entry(key: hash.hex, values: [])
+        var values: [Double] = []
+        if let sensor {
+            hash.add("sensor")
+            for (index, map) in sensor.maps.enumerated() {
+                hash.add(map == nil ? "none" : sensor.entryKeys[index])
+                values.append(map?.scale ?? 0)
+            }
+        }
+        let entry = DenseManifest.Entry(key: hash.hex, values: values)
         let stage = "dense: fusion"
-        if maps.computed == 0, let cloud = store.current.cloud, cloud.entry == entry, Self.exists(cloudURL) {
+        if maps.computed == 0, let cloud = store.current.cloud, cloud.entry.matches(entry), Self.exists(cloudURL) {
             _ = progress?.update(stage: stage, done: 1, total: 1)
-            return (cloud.points, true)
+            return (cloud.points, cloud.sensorPoints ?? 0, true)
         }
         _ = progress?.update(stage: stage, done: 0, total: 1)
-        let points = try workspace.fuse(depthMaps: maps.fused, neighbours: maps.neighbours, options: options.fusion,
-                                        output: cloudURL, headerComment: "\(LengthUnit.metadataKey) \(lengthUnit.rawValue)")
+        let (points, sensorPoints) = try workspace.fuse(
+            depthMaps: maps.fused, sensorDepths: sensor?.maps ?? [], neighbours: maps.neighbours,
+            options: options.fusion, output: cloudURL,
+            headerComment: "\(LengthUnit.metadataKey) \(lengthUnit.rawValue)")
         guard points > 0 else {
             // An empty cloud is no result: leave no file that looks like one.
             try? FileManager.default.removeItem(at: cloudURL)
             throw DenseReconstructionError("no point is seen consistently by \(options.fusion.minNumViews) views "
                 + "in \(available) depth maps")
         }
-        try store.update { $0.cloud = DenseManifest.Cloud(entry: entry, points: points) }
+        try store.update { $0.cloud = DenseManifest.Cloud(entry: entry, points: points, sensorPoints: sensorPoints) }
         if progress?.update(stage: stage, done: 1, total: 1) == false { throw PipelineError.cancelled }
-        return (points, false)
+        return (points, sensorPoints, false)
     }
 
     /// Runs `body` for each job (``DenseOptions/concurrentImages`` at a time) and counts it done;

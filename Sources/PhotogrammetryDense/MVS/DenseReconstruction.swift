@@ -9,7 +9,11 @@ import PhotogrammetryBridge
 ///    with their masks, in parallel (`work/dense/images/NAME.png`, `work/dense/masks/NAME.png`);
 /// 3. PatchMatch: a photometric pass over every image, then a geometric pass that also asks the
 ///    sources' photometric maps to agree (`work/dense/depth/NAME.photometric.cvdm`, `.geometric.cvdm`);
-/// 4. fusion of the geometric depth maps into `OUTPUT/dense.ply`.
+/// 4. sensor depth, when the capture has a phone's depth images: each brought into its view
+///    (`work/dense/depth/NAME.sensor.cvdm`) and scaled to the model by the pixels it shares with
+///    the photographs' maps (``SensorDepthSource``);
+/// 5. fusion of the depth maps into `OUTPUT/dense.ply`, sensor depth filling the pixels the
+///    photographs' maps left empty.
 ///
 /// Every product is recorded in `work/dense/manifest.json` (``DenseManifest``) and reused by a
 /// rerun whose inputs are unchanged; a detail level with another working size changes every
@@ -47,9 +51,16 @@ public struct DenseReconstruction {
         public var reusedDepthMaps: Int
         /// Whether the cloud was reused as well.
         public var reusedCloud: Bool
+        /// Of ``points``, those made from sensor depth (their first view's pixel was the sensor's).
+        public var sensorPoints: Int
+        /// Views whose sensor depth joined fusion.
+        public var sensorViews: Int
+        /// Views whose sensor depth was refused, with the reason.
+        public var refusedSensorDepth: [RejectedImage]
         /// Images left without a depth map, with the reason.
         public var skippedImages: [RejectedImage]
-        /// Seconds per step: "dense: undistortion", "dense: depth maps", "dense: fusion".
+        /// Seconds per step: "dense: undistortion", "dense: depth maps", "dense: sensor depth"
+        /// (with sensor depth), "dense: fusion".
         public var stepSeconds: [Report.Stage]
     }
 
@@ -65,10 +76,14 @@ public struct DenseReconstruction {
     package let progress: ProgressSink?
     /// The model's unit, which the cloud's header names (`comment lengthUnit metres`).
     public let lengthUnit: LengthUnit
+    /// The capture's sensor depth, or nil.
+    public let sensorDepth: SensorDepthSource?
 
     public init(model: Reconstruction, inputs: [ImageID: Input], options: DenseOptions, directory: URL,
-                cloudURL: URL, threads: Int, progress: ProgressSink?, lengthUnit: LengthUnit = .unknown) {
+                cloudURL: URL, threads: Int, progress: ProgressSink?, lengthUnit: LengthUnit = .unknown,
+                sensorDepth: SensorDepthSource? = nil) {
         self.lengthUnit = lengthUnit
+        self.sensorDepth = sensorDepth
         self.model = model
         self.inputs = inputs
         self.options = options
@@ -85,7 +100,7 @@ public struct DenseReconstruction {
     /// A file name for an image name that may hold folders.
     static func flatName(_ name: String) -> String { name.replacingOccurrences(of: "/", with: "__") }
 
-    /// Runs the four steps.
+    /// Runs the steps.
     /// - Throws: ``DenseReconstructionError`` when no depth map or no point can be made,
     ///   ``PipelineError/cancelled`` when the progress sink asks to stop, a ``CVisionError``
     ///   when the workspace or the fusion fails.
@@ -115,16 +130,26 @@ public struct DenseReconstruction {
         let maps = try step("dense: depth maps", &steps) {
             try computeDepthMaps(jobs, views: views, workspace: workspace, store: store, skipped: &skipped)
         }
-        // 4. Fusion
+        // 4. Sensor depth
+        let sensor = try sensorDepth.map { source in
+            try step("dense: sensor depth", &steps) {
+                try sensorDepthMaps(source, views: views, measured: maps.fused, workspace: workspace, store: store)
+            }
+        }
+        // 5. Fusion
         let fused = try step("dense: fusion", &steps) {
-            try fuse(maps, views: views, workspace: workspace, store: store)
+            try fuse(maps, sensor: sensor, views: views, workspace: workspace, store: store)
         }
         for image in skipped {
             progress?.event(.denseImageSkipped, "dense: \(image.name) skipped: \(image.reason)", subject: image.name)
         }
+        for image in sensor?.refused ?? [] {
+            progress?.event(.denseSensorDepthRefused, "dense: \(image.name): \(image.reason)", subject: image.name)
+        }
         return Result(points: fused.points, depthMaps: maps.fused.compactMap { $0 }.count,
                       computedDepthMaps: maps.computed, reusedDepthMaps: maps.reused, reusedCloud: fused.reused,
-                      skippedImages: skipped, stepSeconds: steps)
+                      sensorPoints: fused.sensorPoints, sensorViews: sensor?.viewsWithDepth ?? 0,
+                      refusedSensorDepth: sensor?.refused ?? [], skippedImages: skipped, stepSeconds: steps)
     }
 
     /// Runs one step, records its wall time and tells the progress sink.

@@ -116,7 +116,8 @@ public enum ReportHTML {
         }
         facts.append(("Units", units, false))
         if let points = report.densePoints {
-            facts.append(("Dense cloud", "\(ReportFormat.count(points)) points, \(escape(report.detail)) detail", false))
+            facts.append(("Dense cloud", "\(ReportFormat.count(points)) points, \(escape(report.detail)) detail"
+                + (ReportFormat.sensorShare(report).map { ", " + escape($0) } ?? ""), false))
         }
         if let triangles = report.triangles {
             facts.append(("Mesh", "\(ReportFormat.count(triangles)) triangles"

@@ -5,7 +5,8 @@ import PhotogrammetryDense
 
 /// Stage 15: depth maps of the registered images at the detail level, fused into `dense.ply`
 /// (its header naming the run's unit, `comment lengthUnit unknown` or `metres`), under the masks
-/// the features used (none for rooms unless given).
+/// the features used (none for rooms unless given). A capture's sensor depth (`depth/`, HEIC
+/// depth items, a room scan's depth frames) fills what the photographs' depth maps leave empty.
 ///
 /// Checkpointed twice over: the stage's output (the point count) under its key, and inside,
 /// every view and depth map under its own inputs (`work/dense/manifest.json`), so a run killed
@@ -40,11 +41,14 @@ public struct DenseStage: CheckpointedStage {
         public func validate() throws { try dense.validate() }
     }
 
-    /// Points in the fused cloud, and what was reused from an earlier run.
+    /// Points in the fused cloud, those from sensor depth, and what was reused from an earlier run.
     public struct Output: Codable {
         public var points: Int
         public var reusedDepthMaps: Int
         public var reusedCloud: Bool
+        /// Nil when the capture has no sensor depth.
+        public var sensorPoints: Int?
+        public var sensorViews: Int?
     }
 
     public static let name = "dense"
@@ -66,14 +70,18 @@ public struct DenseStage: CheckpointedStage {
         let layout = context.layout
         let stage = DenseReconstruction(model: model, inputs: inputs, options: options.effective(threads: context.threads),
                                         directory: layout.denseWork, cloudURL: layout.denseCloud, threads: context.threads,
-                                        progress: context.progress, lengthUnit: scene.report.lengthUnit)
+                                        progress: context.progress, lengthUnit: scene.report.lengthUnit,
+                                        sensorDepth: Self.sensorDepth(scene, threads: context.threads))
         do {
             let result = try stage.run()
             if result.reusedDepthMaps > 0 {
                 context.progress?.event(.denseResumed, "dense: \(result.reusedDepthMaps) depth maps reused from an earlier run"
                                         + (result.reusedCloud ? ", and the cloud" : ""))
             }
-            return Output(points: result.points, reusedDepthMaps: result.reusedDepthMaps, reusedCloud: result.reusedCloud)
+            // HEIC photos are looked into for depth items; when none had one, there was no sensor depth.
+            let sensor = stage.sensorDepth != nil && (result.sensorViews > 0 || !result.refusedSensorDepth.isEmpty)
+            return Output(points: result.points, reusedDepthMaps: result.reusedDepthMaps, reusedCloud: result.reusedCloud,
+                          sensorPoints: sensor ? result.sensorPoints : nil, sensorViews: sensor ? result.sensorViews : nil)
         } catch PipelineError.cancelled {
             throw PipelineError.cancelled
         } catch {
@@ -94,5 +102,23 @@ public struct DenseStage: CheckpointedStage {
             throw PipelineError.io("\(context.layout.denseCloud.path) is missing")
         }
         scene.report.densePoints = output.points
+        scene.report.densePointsSensorDepth = output.sensorPoints
+        scene.report.denseSensorDepthViews = output.sensorViews
+    }
+
+    /// The capture's sensor depth as the dense stage reads it, nil when it has none: each
+    /// image's depth read when its view needs it (what cannot be read is left out here; the
+    /// metric-scale stage has already said why).
+    static func sensorDepth(_ scene: ReconstructionScene, threads: Int) -> DenseReconstruction.SensorDepthSource? {
+        let depth = scene.depth, images = scene.usable.images
+        let key = depth.digest(of: images, threads: threads)
+        guard !key.isEmpty || images.contains(where: { ["heic", "heif"].contains($0.url.pathExtension.lowercased()) })
+        else { return nil }
+        let byName = Dictionary(images.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        return DenseReconstruction.SensorDepthSource(key: key.isEmpty ? "heic" : key) { name in
+            guard let image = byName[name], case .depth(let found) = depth.load(image) else { return nil }
+            return DenseReconstruction.SensorDepth(width: found.width, height: found.height, metres: found.metres,
+                                                   confidence: found.confidence)
+        }
     }
 }

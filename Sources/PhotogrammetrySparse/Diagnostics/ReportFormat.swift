@@ -15,6 +15,15 @@ package enum ReportFormat {
             + " (\(percent(report.alignmentRatio)))"
     }
 
+    /// Where the dense cloud came from when the capture has sensor depth: "41% from the sensor
+    /// depth of 58 views, the rest from the photographs"; nil without sensor depth.
+    package static func sensorShare(_ report: Report) -> String? {
+        guard let sensor = report.densePointsSensorDepth, let views = report.denseSensorDepthViews,
+              let points = report.densePoints, points > 0 else { return nil }
+        return "\(percent(Double(sensor) / Double(points))) from the sensor depth of \(views) view\(views == 1 ? "" : "s"), "
+            + "the rest from the photographs"
+    }
+
     /// A ratio as a whole percentage, "92%".
     package static func percent(_ ratio: Double) -> String {
         ratio.isFinite ? "\(Int((ratio * 100).rounded()))%" : "–"

@@ -58,7 +58,8 @@ public enum ReportSummary {
             lines.append(row("scale", ReportFormat.units(report)))
         }
         if let points = report.densePoints {
-            lines.append(row("dense", "\(ReportFormat.count(points)) points (\(report.detail) detail)"))
+            lines.append(row("dense", "\(ReportFormat.count(points)) points (\(report.detail) detail"
+                + (ReportFormat.sensorShare(report).map { "; \($0)" } ?? "") + ")"))
         }
         if let texture = report.texture, texture.verdict == "low" {
             lines.append(row("texture", "low: median \(ReportFormat.count(texture.medianFeatures)) features per frame at the "

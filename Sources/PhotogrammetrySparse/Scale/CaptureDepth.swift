@@ -52,13 +52,23 @@ public struct CaptureDepth: Sendable {
         return nil
     }
 
+    /// The confidence PNG of the image named `name`: `depth_confidence/STEM.png` beside the depth
+    /// folder (8-bit, ARKit's levels 0 low, 1 medium, 2 high, the depth PNG's size).
+    public func confidenceURL(for name: String) -> URL? {
+        guard let folder else { return nil }
+        let url = folder.deletingLastPathComponent().appendingPathComponent("depth_confidence", isDirectory: true)
+            .appendingPathComponent((name as NSString).deletingPathExtension + ".png")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
     /// The contents of the depth PNGs of `images` (with their names) and of the depth frames
     /// with each image's frame, hashed on `threads` threads; "" without either.
     public func digest(of images: [CaptureImage], threads: Int) -> String {
         guard folder != nil || frames != nil else { return "" }
         let digests = ResultSlots<String>(count: images.count)
         parallelFor(images.count, threads: threads) { i in
-            digests[i] = pngURL(for: images[i].name).map { $0.lastPathComponent + "=" + ContentDigest.file($0) }
+            let confidence = confidenceURL(for: images[i].name).map { " confidence=" + ContentDigest.file($0) } ?? ""
+            digests[i] = pngURL(for: images[i].name).map { $0.lastPathComponent + "=" + ContentDigest.file($0) + confidence }
                 ?? frameOfImage[images[i].name].map { "frame \($0.index) turned \($0.rotationDegrees)" } ?? "-"
         }
         var hash = StableHash()
@@ -84,7 +94,17 @@ public struct CaptureDepth: Sendable {
         let found: MetricDepthImage
         do {
             if let url = pngURL(for: image.name) {
-                found = MetricDepthImage(millimetres: try DepthPNG.read(from: url))
+                var png = MetricDepthImage(millimetres: try DepthPNG.read(from: url))
+                if let confidenceURL = confidenceURL(for: image.name) {
+                    let confidence = try DepthPNG.read(from: confidenceURL)
+                    guard confidence.width == png.width, confidence.height == png.height, confidence.bitDepth == 8 else {
+                        return .unusable("confidence map \(confidenceURL.lastPathComponent) is \(confidence.width)x"
+                                         + "\(confidence.height), \(confidence.bitDepth)-bit, not the depth image's "
+                                         + "\(png.width)x\(png.height) in 8 bits")
+                    }
+                    png.confidence = confidence.samples.map { UInt8(clamping: Int($0)) }
+                }
+                found = png
             } else if let frames, let link = frameOfImage[image.name] {
                 found = try frames.frame(link.index, rotationDegrees: link.rotationDegrees)
             } else if ["heic", "heif"].contains(image.url.pathExtension.lowercased()),

@@ -11,6 +11,9 @@ public struct MetricDepthImage: Sendable, Equatable {
     public let height: Int
     /// `width * height` depths in metres, row-major from the top-left pixel.
     public let metres: [Float]
+    /// ARKit's confidence per pixel (0 low, 1 medium, 2 high), when the capture has it: the dense
+    /// stage drops low-confidence depth (scale estimation takes every pixel).
+    public var confidence: [UInt8]?
 
     public init(width: Int, height: Int, metres: [Float]) {
         precondition(metres.count == width * height, "one depth per pixel")

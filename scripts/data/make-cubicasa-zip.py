@@ -14,6 +14,9 @@ SIMPLE_PINHOLE camera, optionally depth/<stem>.png, 16-bit millimetres) writes Z
                        depthWidth x depthHeight metres per arkitData.json frame, row by row,
                        0 = no depth; nearest sample of the depth PNG at each depth pixel's centre,
                        optionally with a phone LiDAR's faults (--noise, --dropout)
+  allConfidenceFrames.bin  with depth/ and depth_confidence/<stem>.png (8-bit, ARKit's levels
+                       0 low, 1 medium, 2 high; scripts/data/simulate-phone-depth.py writes it):
+                       one byte per depth pixel, the same frames and order, nearest sample
 This is the layout docs/inputs.md documents and `photogrammetry reconstruct ZIP OUT` reads.
 
 The other way, --names-of OUT: after `photogrammetry reconstruct ZIP OUT`, writes OUT/sparse-named,
@@ -81,13 +84,17 @@ def column_by_column(m):
     return [float(v) for v in np.asarray(m).T.reshape(-1)]
 
 
+def nearest(image, size):
+    """`image` at `size`, the nearest sample at each pixel's centre."""
+    w, h = size
+    ys = np.minimum(((np.arange(h) + 0.5) * image.shape[0] / h).astype(int), image.shape[0] - 1)
+    xs = np.minimum(((np.arange(w) + 0.5) * image.shape[1] / w).astype(int), image.shape[1] - 1)
+    return image[np.ix_(ys, xs)]
+
+
 def depth_frame(png, size, rng, noise, dropout):
     """The depth PNG (mm) as metres at `size`, nearest sample at each pixel's centre, with faults."""
-    mm = np.asarray(Image.open(png)).astype(np.float64)
-    w, h = size
-    ys = np.minimum(((np.arange(h) + 0.5) * mm.shape[0] / h).astype(int), mm.shape[0] - 1)
-    xs = np.minimum(((np.arange(w) + 0.5) * mm.shape[1] / w).astype(int), mm.shape[1] - 1)
-    metres = mm[np.ix_(ys, xs)] / 1000.0
+    metres = nearest(np.asarray(Image.open(png)).astype(np.float64), size) / 1000.0
     if noise > 0:
         metres *= 1 + noise * rng.standard_normal(metres.shape)
     if dropout > 0:
@@ -178,6 +185,8 @@ def main():
                   "madeBy": "scripts/data/make-cubicasa-zip.py", "fps": args.fps}
         depth_folder = os.path.join(args.dataset, "depth")
         with_depth = not args.no_depth and os.path.isdir(depth_folder)
+        confidence_folder = os.path.join(args.dataset, "depth_confidence")
+        with_confidence = with_depth and os.path.isdir(confidence_folder)
         partial = args.zip + ".part"
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             z.write(video, "video.mp4")
@@ -190,9 +199,16 @@ def main():
                         stem = os.path.splitext(names[i // args.repeat])[0]
                         out.write(depth_frame(os.path.join(depth_folder, stem + ".png"), depth_size, rng, args.noise,
                                               args.dropout).tobytes())
+            if with_confidence:
+                with z.open("allConfidenceFrames.bin", "w", force_zip64=True) as out:
+                    for i in range(len(frames)):
+                        stem = os.path.splitext(names[i // args.repeat])[0]
+                        confidence = np.asarray(Image.open(os.path.join(confidence_folder, stem + ".png")))
+                        out.write(nearest(confidence, depth_size).astype(np.uint8).tobytes())
         os.replace(partial, args.zip)
     print(f"{args.zip}: {len(frames)} frames of {len(names)} images at {args.fps:g} fps"
-          + (f", depth {depth_size[0]}x{depth_size[1]}" if with_depth else ", no depth"))
+          + (f", depth {depth_size[0]}x{depth_size[1]}" if with_depth else ", no depth")
+          + (" with confidence" if with_confidence else ""))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ public struct ARKitScan: Sendable {
     public static let framesFileName = "arkitData.json"
     public static let configFileName = "config.json"
     public static let depthFileName = "allDepthFrames.bin"
+    public static let confidenceFileName = "allConfidenceFrames.bin"
 
     public var framesFile: URL
     public var frames: ARKitFrames
@@ -51,7 +52,9 @@ public struct ARKitScan: Sendable {
             let size = configured ?? DepthFrames.defaultSize
             let source = configured != nil ? "the size config.json's depthWidth, depthHeight give"
                 : "ARKit's scene depth size: config.json gives no depthWidth, depthHeight"
-            depth = try DepthFrames(file: depthURL, width: size.width, height: size.height, count: frames.frames.count, sizeSource: source)
+            let confidenceURL = folder.appendingPathComponent(confidenceFileName)
+            depth = try DepthFrames(file: depthURL, width: size.width, height: size.height, count: frames.frames.count, sizeSource: source,
+                                    confidenceFile: FileManager.default.fileExists(atPath: confidenceURL.path) ? confidenceURL : nil)
         }
         let source = video.sources[0]
         let (matched, matchedBy) = try match(frames, keyframes: video.keyframes, fps: source.fps, file: framesFile)

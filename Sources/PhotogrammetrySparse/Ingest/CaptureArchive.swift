@@ -45,10 +45,11 @@ enum CaptureArchive {
     /// (Lower case: names are compared so.) A room scan's (``ARKitScan``) count as images do.
     static let sidecarNames: Set<String> = ["mask.json", "transforms.json", "markers.json",
                                             ARKitScan.framesFileName.lowercased(), ARKitScan.configFileName.lowercased(),
-                                            ARKitScan.depthFileName.lowercased()]
+                                            ARKitScan.depthFileName.lowercased(), ARKitScan.confidenceFileName.lowercased()]
 
-    /// Folders whose images are not photos of the capture (masks, depth images), as the loader skips them.
-    static let sidecarFolders: Set<String> = ["masks", "depth"]
+    /// Folders whose images are not photos of the capture (masks, depth images and their
+    /// confidence), which the loader skips.
+    static let sidecarFolders: Set<String> = ["masks", "depth", CaptureDepth.confidenceFolderName]
 
     /// The unpacked copy's bytes per pixel of the decode limit, for each image: 16-bit RGBA
     /// stored uncompressed, more than any encoding of an image the decode limit lets through needs.

@@ -159,7 +159,7 @@ public enum CaptureLoader {
         for case let url as URL in enumerator {
             let name = url.lastPathComponent
             if (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
-                if name == "masks" || name == "depth" || name == "__MACOSX" || name == "gt_sparse" || name.hasPrefix(".")
+                if CaptureArchive.sidecarFolders.contains(name) || name == "__MACOSX" || name == "gt_sparse" || name.hasPrefix(".")
                     || (excluded != nil && FileIdentity(url) == excluded) {
                     enumerator.skipDescendants()
                 }

@@ -93,7 +93,7 @@ package enum VideoFrames {
     /// `depth`, ...) gets `-video`, so that its frames are read as the others are.
     static func prefixes(_ names: [String]) -> [String] {
         guard names.count > 1 else { return [""] }
-        let reserved: Set<String> = ["images", "masks", "depth", "gt_sparse", "__macosx"]
+        let reserved = CaptureArchive.sidecarFolders.union(["images", "gt_sparse", "__macosx"])
         var used: Set<String> = []
         return names.map { name in
             let stem = (((name as NSString).lastPathComponent) as NSString).deletingPathExtension

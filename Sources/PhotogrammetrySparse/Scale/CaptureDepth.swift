@@ -52,11 +52,14 @@ public struct CaptureDepth: Sendable {
         return nil
     }
 
+    /// The folder beside `depth/` that holds its confidence maps.
+    public static let confidenceFolderName = "depth_confidence"
+
     /// The confidence PNG of the image named `name`: `depth_confidence/STEM.png` beside the depth
     /// folder (8-bit, ARKit's levels 0 low, 1 medium, 2 high, the depth PNG's size).
     public func confidenceURL(for name: String) -> URL? {
         guard let folder else { return nil }
-        let url = folder.deletingLastPathComponent().appendingPathComponent("depth_confidence", isDirectory: true)
+        let url = folder.deletingLastPathComponent().appendingPathComponent(Self.confidenceFolderName, isDirectory: true)
             .appendingPathComponent((name as NSString).deletingPathExtension + ".png")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }

@@ -168,6 +168,33 @@ final class MetricScaleTests: XCTestCase {
         XCTAssertEqual(CaptureDepth(folder: nil).digest(of: capture.images, threads: 1), "", "no folder: the key is unchanged")
     }
 
+    func testConfidenceMapsBesideTheDepthFolderAreReadAndChecked() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-depth-\(UUID().uuidString)")
+        for sub in ["depth", "depth_confidence"] {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let pixels = [SIMD3<UInt8>](repeating: SIMD3(90, 120, 200), count: 80 * 80)
+        for name in ["a", "b", "c"] {
+            try TestPNG.writeRGB(pixels, width: 80, height: 80, to: folder.appendingPathComponent(name + ".png"))
+            try TestPNG.writeGrey16([UInt16](repeating: 1500, count: 20 * 20), width: 20, height: 20,
+                                    to: folder.appendingPathComponent("depth/\(name).png"))
+        }
+        let levels = (0..<400).map { UInt8($0 % 3) }
+        try TestPNG.writeGrey(levels, width: 20, height: 20, to: folder.appendingPathComponent("depth_confidence/a.png"))
+        try TestPNG.writeGrey(Array(levels.prefix(200)), width: 20, height: 10, to: folder.appendingPathComponent("depth_confidence/b.png"))
+        let capture = try CaptureLoader.load(input: folder, workspace: try makeBridgeTestDirectory(self))
+        XCTAssertEqual(capture.imagesTotal, 3, "confidence maps are not images of the capture")
+        let depth = CaptureDepth.discover(in: capture)
+        let image = { (name: String) in try XCTUnwrap(capture.images.first { $0.name == name }) }
+        guard case .depth(let a) = depth.load(try image("a.png")) else { return XCTFail("a has depth") }
+        XCTAssertEqual(a.confidence, levels)
+        guard case .unusable(let reason) = depth.load(try image("b.png")) else { return XCTFail("b's confidence is of another size") }
+        XCTAssertTrue(reason.contains("b.png is 20x10"), reason)
+        guard case .depth(let c) = depth.load(try image("c.png")) else { return XCTFail("c has depth") }
+        XCTAssertNil(c.confidence, "no confidence map: every pixel counts")
+    }
+
     func testNoUsableDepthSaysWhy() {
         let scaling = MetricScaling(estimates: [nil], imagesWithDepth: 0, unusable: [
             RejectedImage(name: "a.heic", reason: "depth image without a metric range (representation none, ...)")])

@@ -76,6 +76,15 @@ final class RoomScanZipTests: XCTestCase {
         return data
     }
 
+    /// Confidence frames of 64 x 48: frame i, pixel (x, y) holds (i + x + 2 y) % 3.
+    static func confidenceFrames(_ count: Int) -> Data {
+        Data((0..<count).flatMap { i in
+            (0..<depthSize.height).flatMap { y in (0..<depthSize.width).map { x in confidenceValue(frame: i, x: x, y: y) } }
+        })
+    }
+
+    static func confidenceValue(frame: Int, x: Int, y: Int) -> UInt8 { UInt8((frame + x + 2 * y) % 3) }
+
     static func depthValue(frame: Int, x: Int, y: Int) -> Float {
         Float(1 + Double(frame) / 100 + Double(x) / 1000 + Double(y) / 100_000)
     }
@@ -145,7 +154,8 @@ final class RoomScanZipTests: XCTestCase {
         let work = try temporaryDirectory()
         let archive = try scanZip(work, video: Self.videos.appendingPathComponent("templeRing-rot90.mov"), files: [
             ("arkitData.json", try Self.arkitData(frames: 8, held: 2, poses: poses, camera: camera, layout: .flatColumns)),
-            ("config.json", Self.config), ("allDepthFrames.bin", Self.depthFrames(8))])
+            ("config.json", Self.config), ("allDepthFrames.bin", Self.depthFrames(8)),
+            ("allConfidenceFrames.bin", Self.confidenceFrames(8))])
         let capture = try CaptureLoader.load(input: archive, workspace: work.appendingPathComponent("work"))
         let scan = try XCTUnwrap(try ARKitScan.discover(in: capture))
         let priors = PosePriors(scan: scan, images: capture.images)
@@ -169,6 +179,8 @@ final class RoomScanZipTests: XCTestCase {
             XCTAssertEqual([frame.width, frame.height], [48, 64])
             // Depth pixel (x, y) of the sensor's frame is shown at (47 - y, x).
             XCTAssertEqual(frame.metres[7 * 48 + (47 - 5)], Self.depthValue(frame: keyframe.frame, x: 7, y: 5))
+            XCTAssertEqual(frame.confidence?[7 * 48 + (47 - 5)], Self.confidenceValue(frame: keyframe.frame, x: 7, y: 5),
+                           "the confidence turns with its depth")
         }
     }
 
@@ -187,6 +199,9 @@ final class RoomScanZipTests: XCTestCase {
              "is not 36 frames (one per arkitData.json frame) of 256x192 float32"),
             ([("arkitData.json", good), ("config.json", Data("{depthWidth: 64}".utf8)), ("allDepthFrames.bin", Self.depthFrames(36))],
              "config.json", "not a JSON object"),
+            ([("arkitData.json", good), ("config.json", Self.config), ("allDepthFrames.bin", Self.depthFrames(36)),
+              ("allConfidenceFrames.bin", Self.confidenceFrames(35))],
+             "allConfidenceFrames.bin", "is not 36 frames of 64x48 one-byte confidences"),
         ]
         for (n, item) in cases.enumerated() {
             let folder = work.appendingPathComponent("case\(n)")

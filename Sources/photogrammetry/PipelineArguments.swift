@@ -61,6 +61,10 @@ enum PipelineArguments {
             guard text == "on" || text == "off" else { throw ArgumentParser.Failure(description: "--auto-mask \(text): want on or off") }
             options.automaticMasks.enabled = text == "on"
         }
+        if let text = parsed["sensor-depth"] {
+            guard text == "on" || text == "off" else { throw ArgumentParser.Failure(description: "--sensor-depth \(text): want on or off") }
+            options.sensorDepth = text == "on"
+        }
         if let text = parsed["priors"] {
             // Read when the run starts (the capture's image names are needed to match frames).
             if text == "none" {

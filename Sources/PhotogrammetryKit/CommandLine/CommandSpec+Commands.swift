@@ -24,7 +24,8 @@ extension CommandSpec {
         abstract: "Reconstructs a capture: a sparse model, a dense point cloud, a textured mesh and a report.",
         arguments: [.input, .modelOutput],
         options: [.detail(ReconstructionOptions().detail, sizing: Option.Sized.allCases)]
-            + Option.pipeline(before: [.room, .mask, .autoMask, .intrinsics, .priors, .markers, .markerFrame, .scale, .knownDistance,
+            + Option.pipeline(before: [.room, .mask, .autoMask, .intrinsics, .priors, .sensorDepth, .markers, .markerFrame, .scale,
+                                       .knownDistance,
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
         discussion: [
@@ -338,6 +339,11 @@ extension CommandSpec.Option {
                                + "masks go to OUTPUT/masks/ and are used as --mask's would be, unless the poses made with them fail the "
                                + "pose check; off keeps the whole frames.",
                                default: "on")
+
+    static let sensorDepth = Self("sensor-depth", value: "on|off", "A phone's depth the capture carries (depth/ PNGs, "
+                                  + "HEIC depth items, a room scan's depth frames) fills what the photographs' depth maps "
+                                  + "leave empty (plain walls); off uses it for the metric scale alone.",
+                                  default: ReconstructionOptions().sensorDepth ? "on" : "off")
 
     static let intrinsics = Self("intrinsics", value: "fx,fy,cx,cy", "Fixes a PINHOLE camera: four finite numbers, fx and "
                                  + "fy above zero.", default: "self-calibrated from EXIF")

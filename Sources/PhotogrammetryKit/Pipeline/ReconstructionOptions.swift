@@ -25,6 +25,9 @@ public struct ReconstructionOptions: Sendable {
     /// are rejected as blank. Default 1/255: less than one grey level of an 8-bit file, a frame
     /// that holds no structure at the precision it was stored with.
     public var blankContrast = 1.0 / 255
+    /// A phone's depth images join the dense cloud where the photographs' depth maps are empty
+    /// (`--sensor-depth`); false uses them for the metric scale alone. Default true.
+    public var sensorDepth = true
     /// Where pose priors come from (`--priors`). Default automatic.
     public var priors = PriorSelection.automatic
     /// Printed markers of known size that give the model its metres (`--markers`). Default nil:

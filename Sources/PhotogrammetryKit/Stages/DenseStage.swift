@@ -23,6 +23,8 @@ public struct DenseStage: CheckpointedStage {
         /// The capture is a room (`--room`): fusion asks at least
         /// ``DenseOptions/roomFusionMinViews`` views. Default false.
         public var room = false
+        /// The capture's sensor depth joins fusion (`--sensor-depth`). Default true.
+        public var sensorDepth = true
 
         public init() {}
 
@@ -37,7 +39,7 @@ public struct DenseStage: CheckpointedStage {
             return dense
         }
 
-        public var keyText: String { "dense=\(StageKey.describe(effective(threads: 1)))" }
+        public var keyText: String { "dense=\(StageKey.describe(effective(threads: 1))) sensorDepth=\(sensorDepth)" }
         public func validate() throws { try dense.validate() }
     }
 
@@ -71,7 +73,7 @@ public struct DenseStage: CheckpointedStage {
         let stage = DenseReconstruction(model: model, inputs: inputs, options: options.effective(threads: context.threads),
                                         directory: layout.denseWork, cloudURL: layout.denseCloud, threads: context.threads,
                                         progress: context.progress, lengthUnit: scene.report.lengthUnit,
-                                        sensorDepth: Self.sensorDepth(scene, threads: context.threads))
+                                        sensorDepth: options.sensorDepth ? Self.sensorDepth(scene, threads: context.threads) : nil)
         do {
             let result = try stage.run()
             if result.reusedDepthMaps > 0 {

@@ -8,7 +8,8 @@ For each dataset (in $REPO/../shared/datasets, or those named with --datasets) a
                                     --progress json --threads N [--ours-args ...]
 
 on the dataset folder itself, so that masks it carries (masks/, mask.json) are used as a user's
-capture would use them. Then, where the dataset has the ground truth for it:
+capture would use them; its true depth/ only for the metric scale (--ours-args defaults to
+--sensor-depth off: the photographs' dense stage is what is measured). Then, where the dataset has the ground truth for it:
   - cloud F1: `photogrammetry compare-cloud` of dense.ply against gt_mesh.ply (synthetic-orbit: with
     --region gt_mesh_object.ply, tau 0.01 m), which aligns our sparse cameras onto gt_sparse;
   - depth maps (depth/NNNN.png, uint16 mm z-depth): for every geometric depth map, the share of GT
@@ -413,7 +414,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep earlier outputs (the dense stage resumes)")
     parser.add_argument("--measure-only", action="store_true",
                         help="do not reconstruct; measure the outputs (and run records) of an earlier run")
-    parser.add_argument("--ours-args", default="", help="extra arguments for `photogrammetry reconstruct`")
+    parser.add_argument("--ours-args", default="--sensor-depth off", help="extra arguments for `photogrammetry reconstruct`")
     parser.add_argument("--hull-samples", type=int, default=20000, help="dense points tested against the visual hull")
     parser.add_argument("--photogrammetry", type=Path, default=REPO / ".build" / "release" / "photogrammetry")
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per run")

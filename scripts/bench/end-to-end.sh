@@ -2,16 +2,17 @@
 # One `reconstruct` from the images alone, timed, then judged by the shared instruments (not
 # ours): poses (eval_poses.py), the dense cloud and the mesh at 1 and 2 cm (eval_dense.py), the
 # texture rendered into every view inside the capture's masks (eval_texture.py, pyrender/OSMesa).
-# The defaults are the setting of the comparison with OpenMVS: synthetic-orbit at full, no masks.
+# The defaults are the setting of the comparison with OpenMVS: synthetic-orbit at full, no masks,
+# and its true depth/ used for the metric scale alone (--sensor-depth off): the images alone.
 #
 # usage: scripts/bench/end-to-end.sh [CAPTURE] [OUT] [reconstruct options...]
-#        default: ../shared/datasets/synthetic-orbit out/end-to-end --detail full --mask none
+#        default: ../shared/datasets/synthetic-orbit out/end-to-end --detail full --mask none --sensor-depth off
 # The capture must have gt_sparse/, masks/ and gt_mesh.ply (+ gt_mesh_object.ply when present).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 capture=${1:-$here/../shared/datasets/synthetic-orbit}; out=${2:-$here/out/end-to-end}
 shift $(( $# > 2 ? 2 : $# ))
-args=("$@"); [ ${#args[@]} -eq 0 ] && args=(--detail full --mask none)
+args=("$@"); [ ${#args[@]} -eq 0 ] && args=(--detail full --mask none --sensor-depth off)
 bin=${PHOTOGRAMMETRY:-$here/.build/release/photogrammetry}
 tools=$here/../shared/tools
 object=$capture/gt_mesh_object.ply; [ -e "$object" ] || object=$capture/gt_mesh.ply

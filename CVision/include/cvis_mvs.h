@@ -145,8 +145,9 @@ float* cvis_depth_map_costs(cvis_depth_map* map);    /* width * height */
  * plane, unlike a mean, is not biased by a tilted surface or a window the border cuts). A view pixel then reads the
  * depth bilinearly when its four depth pixels agree within 4 %, else it has none (no depth is
  * invented between two surfaces); pixels the view's mask drops have none. Normals come from
- * the depth one depth pixel apart, towards the camera; zero where a neighbour lacks depth.
- * *out_valid_pixels (may be NULL) receives the pixels with depth. */
+ * the depth one depth pixel apart, towards the camera; a pixel whose neighbours there lack depth
+ * (the rim of a hole) is dropped, as its normal cannot be told. *out_valid_pixels (may be NULL)
+ * receives the pixels with depth. */
 cvis_status cvis_mvs_sensor_depth_map(cvis_mvs_workspace* workspace, int32_t view_index,
                                       const float* depth, const uint8_t* confidence,
                                       int32_t depth_width, int32_t depth_height,

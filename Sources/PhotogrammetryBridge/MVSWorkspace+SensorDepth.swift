@@ -11,7 +11,8 @@ extension MVSWorkspace {
     /// that footprint);
     /// a view pixel then reads the depth bilinearly where its four depth pixels are one surface,
     /// else it has none, so no depth is invented between a wall and what stands before it. Pixels
-    /// the view's mask drops have none. Normals come from the depth one depth pixel apart.
+    /// the view's mask drops have none. Normals come from the depth one depth pixel apart; a pixel
+    /// at the rim of a hole, whose normal cannot be told, is dropped.
     ///
     /// - Parameters:
     ///   - depth: Z-depth in metres, `width` × `height`, row-major from the top-left, covering the

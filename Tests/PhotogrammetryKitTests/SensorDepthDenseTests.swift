@@ -93,6 +93,10 @@ final class SensorDepthDenseTests: XCTestCase {
         // fraction of the 4 % within which neighbouring depth pixels are one surface.
         let rms = (ball.map { $0 * $0 }.reduce(0, +) / Double(ball.count)).squareRoot()
         XCTAssertLessThan(rms, 0.01 * Self.ballRadius)
+        // Every point has a normal, which meshing needs: the sensor's pixels at the rim of a hole,
+        // whose normal cannot be told, are not used.
+        let normals = try XCTUnwrap(filledCloud.normals)
+        XCTAssertEqual(normals.filter { length(SIMD3<Double>(Double($0.x), Double($0.y), Double($0.z))) < 0.5 }.count, 0)
         // The wall the photographs measured keeps their points.
         XCTAssertGreaterThanOrEqual(filled.points - filled.sensorPoints, plain.points * 95 / 100)
     }

@@ -97,12 +97,15 @@ float Sample(const std::vector<float>& depth, int width, int height, double px, 
   return float((d00 * (1 - ax) + d10 * ax) * (1 - ay) + (d01 * (1 - ax) + d11 * ax) * ay);
 }
 
-// Normals from the depth `step` pixels to each side, in the camera frame, towards the camera.
+// Normals from the depth `step` pixels to each side, in the camera frame, towards the camera. A
+// pixel whose neighbours lack depth (the rim of a hole or of the frame) is dropped: its normal
+// cannot be told, and a point without one cannot be meshed.
 void Normals(const View& view, int step, DepthMap* map) {
+  const std::vector<float> depth = map->depth;
   const int w = map->width, h = map->height;
   auto point = [&](int x, int y, cv::Vec3d* p) {
     if (x < 0 || y < 0 || x >= w || y >= h) return false;
-    const float d = map->Depth(x, y);
+    const float d = depth[map->Index(x, y)];
     if (!(d > 0)) return false;
     double cam[3];
     view.CamFromPixel(x + 0.5, y + 0.5, d, cam);
@@ -114,13 +117,17 @@ void Normals(const View& view, int step, DepthMap* map) {
       float* n = &map->normal[3 * map->Index(x, y)];
       n[0] = n[1] = n[2] = 0;
       cv::Vec3d centre, left, right, up, down;
-      if (!point(x, y, &centre) || !point(x - step, y, &left) || !point(x + step, y, &right) ||
-          !point(x, y - step, &up) || !point(x, y + step, &down)) {
+      if (!point(x, y, &centre)) continue;
+      cv::Vec3d normal(0, 0, 0);
+      if (point(x - step, y, &left) && point(x + step, y, &right) && point(x, y - step, &up) &&
+          point(x, y + step, &down)) {
+        normal = (right - left).cross(down - up);
+      }
+      const double length = cv::norm(normal);
+      if (!(length > 0)) {
+        map->depth[map->Index(x, y)] = 0;
         continue;
       }
-      cv::Vec3d normal = (right - left).cross(down - up);
-      const double length = cv::norm(normal);
-      if (!(length > 0)) continue;
       normal /= length;
       if (normal.dot(centre) > 0) normal = -normal;
       for (int k = 0; k < 3; ++k) n[k] = float(normal[k]);
@@ -177,7 +184,6 @@ extern "C" cvis_status cvis_mvs_sensor_depth_map(cvis_mvs_workspace* workspace, 
 
     DepthMap map(view.width, view.height);
     std::fill(map.cost.begin(), map.cost.end(), 0.0f);
-    int64_t valid = 0;
     VisitCameraModel(camera_model, [&](auto model) {
       using Model = decltype(model);
       for (int y = 0; y < view.height; ++y) {
@@ -188,15 +194,13 @@ extern "C" cvis_status cvis_mvs_sensor_depth_map(cvis_mvs_workspace* workspace, 
           double px, py;
           Model::ImgFromCam(camera_params, u, v, &px, &py);
           const float d = Sample(smooth, depth_width, depth_height, px * to_depth_x, py * to_depth_y);
-          if (d > 0) {
-            map.depth[map.Index(x, y)] = d;
-            ++valid;
-          }
+          if (d > 0) map.depth[map.Index(x, y)] = d;
         }
       }
     });
     const int step = std::max(1, int(std::lround(double(view.width) / depth_width)));
     Normals(view, step, &map);
+    const int64_t valid = std::count_if(map.depth.begin(), map.depth.end(), [](float d) { return d > 0; });
     if (cvis_status s = map.Write(out_depth_path); s != CVIS_OK) return s;
     if (out_valid_pixels != nullptr) *out_valid_pixels = valid;
     return CVIS_OK;

@@ -18,19 +18,17 @@ typedef struct cvis_fusion_options {
   double max_depth_error;         /* default 0.01: relative depth difference */
   double max_normal_error_deg;    /* default 30: degrees between the two views' normals */
   int32_t num_threads;            /* default 2 */
-  double max_sensor_depth_error;  /* default 0.03: relative depth difference when either side is
-                                     sensor depth (a phone's LiDAR is good to 1-2 % per pixel,
-                                     the photographs to a fraction of that); the re-projection
-                                     limit grows in the same proportion */
-  double sensor_weight;           /* default 0.25: weight of a sensor observation in a point's
-                                     mean against 1 for a photometric one, so that where the
-                                     photographs measured, their detail is kept */
+  double max_sensor_depth_error;  /* default 0.03: relative depth difference between two sensor
+                                     depths (a phone's LiDAR is good to 1-2 % per pixel, the
+                                     photographs to a fraction of that); the re-projection limit
+                                     grows in the same proportion */
 } cvis_fusion_options;
 
 /* Sensor depth joining fusion: per view, a depth map made by cvis_mvs_sensor_depth_map (NULL:
- * none) and the factor that takes its depths (metres) into the model's units. A view's pixel
- * without photometric depth takes its sensor depth; such observations agree within
- * max_sensor_depth_error and weigh sensor_weight. */
+ * none) and the factor that takes its depths (metres) into the model's units. After the
+ * photometric maps are fused, the sensor maps are fused the same way over the pixels no point
+ * took, within max_sensor_depth_error: the photographs' points are exactly those without
+ * sensor depth, and the sensor fills what they could not agree on. */
 typedef struct cvis_fusion_sensor_depths {
   const char* const* depth_paths;
   const double* scales;
@@ -55,8 +53,8 @@ cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace, const char* cons
                                  const char* header_comment, int64_t* num_points);
 
 /* The same with sensor depth (may be NULL: as cvis_fuse_depth_maps). A view may have sensor
- * depth without a photometric map (it fuses and votes from its sensor depth alone).
- * *num_sensor_points (may be NULL) receives the points whose reference pixel was sensor depth. */
+ * depth without a photometric map. *num_sensor_points (may be NULL) receives the points made
+ * from sensor depth. */
 cvis_status cvis_fuse_depth_maps_with_sensor(cvis_mvs_workspace* workspace,
                                              const char* const* depth_paths,
                                              const cvis_fusion_sensor_depths* sensor,

@@ -21,13 +21,9 @@ public struct FusionOptions: Sendable, Equatable {
     public var maxNormalErrorDeg = CoreDefaults.fusion.max_normal_error_deg
     /// Threads evaluating the rows of a view; the output does not depend on it. Default 2.
     public var numThreads = Int(CoreDefaults.fusion.num_threads)
-    /// Largest relative depth difference when either observation is sensor depth (a phone's
-    /// LiDAR is good to 1–2 % a pixel); the re-projection limit grows in the same proportion.
-    /// Default 0.03.
+    /// Largest relative difference between two sensor depths (a phone's LiDAR is good to 1–2 %
+    /// a pixel); the re-projection limit grows in the same proportion. Default 0.03.
     public var maxSensorDepthError = CoreDefaults.fusion.max_sensor_depth_error
-    /// Weight of a sensor observation in a point's mean, against 1 for a photometric one, so that
-    /// where the photographs measured their detail is kept. Default 0.25.
-    public var sensorWeight = CoreDefaults.fusion.sensor_weight
 
     /// Creates the default options.
     public init() {}
@@ -47,14 +43,12 @@ public struct FusionOptions: Sendable, Equatable {
         }
         guard (1...256).contains(numThreads) else { throw fail("numThreads must be in 1...256") }
         guard maxSensorDepthError > 0, maxSensorDepthError.isFinite else { throw fail("maxSensorDepthError must be > 0") }
-        guard sensorWeight > 0, sensorWeight <= 1 else { throw fail("sensorWeight must be in (0, 1]") }
     }
 
     func cOptions() -> cvis_fusion_options {
         cvis_fusion_options(
             min_num_views: Int32(minNumViews), max_reprojection_error: maxReprojectionError,
             max_depth_error: maxDepthError, max_normal_error_deg: maxNormalErrorDeg,
-            num_threads: Int32(numThreads), max_sensor_depth_error: maxSensorDepthError,
-            sensor_weight: sensorWeight)
+            num_threads: Int32(numThreads), max_sensor_depth_error: maxSensorDepthError)
     }
 }

@@ -23,10 +23,11 @@ extension MVSWorkspace {
     ///   - headerComment: One more `comment` line for the PLY header (one line; e.g. the cloud's
     ///     unit, `lengthUnit metres`), or nil.
     ///   - sensorDepths: Per view, a sensor depth map (``sensorDepthMap(view:depth:camera:output:)``)
-    ///     and the factor from its metres to the model's units, or nil; empty: none. A pixel the
-    ///     photometric map leaves empty takes the sensor's depth, agreeing within
-    ///     ``FusionOptions/maxSensorDepthError`` and weighing ``FusionOptions/sensorWeight``.
-    /// - Returns: The number of points written, and of them those whose reference pixel was sensor depth.
+    ///     and the factor from its metres to the model's units, or nil; empty: none. After the
+    ///     photometric maps, the sensor maps are fused the same way over the pixels no point took,
+    ///     agreeing within ``FusionOptions/maxSensorDepthError``: the photographs' points are those
+    ///     made without sensor depth, and the sensor fills what they could not agree on.
+    /// - Returns: The number of points written, and of them those made from sensor depth.
     /// - Throws: ``CVisionError``: `.invalidArgument` for invalid options, counts that do not
     ///   match the views, a bad neighbour index, a comment with a line break or a depth map whose
     ///   size is not its view's;

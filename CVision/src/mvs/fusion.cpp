@@ -3,11 +3,12 @@
 // agreeing observations become one point (mean position, normal and colour) and are all marked
 // used, so no surface is fused twice.
 //
-// Sensor depth (a phone's LiDAR), when a view has it, fills the pixels its photometric map left
-// empty: plain walls, where matching has nothing to hold on to. Such observations pass a looser
-// agreement (the sensor's noise is larger than the photographs') and weigh less in a point's
-// mean, so the photographs' detail stays where they measured; agreement between views is still
-// what makes a point, so a wrong sensor pixel of one view does not.
+// Sensor depth (a phone's LiDAR), when views have it, is fused in a second pass over the pixels
+// the first, photometric pass left unused: plain walls, where matching found nothing or depths
+// too scattered for views to agree on. The photographs' points are those of fusion without
+// sensor depth, exactly; sensor observations agree with sensor observations only, within the
+// sensor's looser limits, and agreement between views is still what makes a point, so a wrong
+// sensor pixel of one view makes none.
 //
 // Determinism with threads: a band of rows is evaluated in parallel against the "used" marks as
 // they stand at the start of the band, then committed sequentially in row-major order; a commit
@@ -40,7 +41,6 @@ struct Observation {
   float position[3];  // world
   float normal[3];    // world, zero when the depth map has none
   uint8_t color[3];   // RGB
-  bool sensor;        // from the view's sensor depth, not its photometric map
 };
 
 // Candidates of one row: candidate k owns observations[begin[k] .. begin[k + 1]), the reference
@@ -78,21 +78,16 @@ struct LoadedView {
   std::shared_ptr<const cv::Mat> colour;   // BGR
 };
 
-// A view's depth at a pixel: photometric where it has it, else sensor (scaled); 0 without.
-float DepthAt(const LoadedView& loaded, int x, int y, bool* sensor) {
-  *sensor = false;
-  if (loaded.depth) {
-    const float depth = loaded.depth->Depth(x, y);
-    if (depth > 0) return depth;
-  }
-  if (loaded.sensor) {
-    const float depth = loaded.sensor->Depth(x, y);
-    if (depth > 0) {
-      *sensor = true;
-      return depth * loaded.sensor_scale;
-    }
-  }
-  return 0;
+// The map a pass reads: the photometric one, or the sensor's.
+const DepthMap* PassMap(const LoadedView& loaded, bool sensor) {
+  return sensor ? loaded.sensor.get() : loaded.depth.get();
+}
+
+// A view's depth at a pixel in the pass's map (the sensor's scaled to the model); 0 without.
+float DepthAt(const LoadedView& loaded, int x, int y, bool sensor) {
+  const DepthMap* map = PassMap(loaded, sensor);
+  if (map == nullptr) return 0;
+  return map->Depth(x, y) * (sensor ? loaded.sensor_scale : 1.0f);
 }
 
 void WorldNormal(const View& view, const float* camera_normal, float out[3]) {
@@ -108,9 +103,8 @@ Observation Observe(const LoadedView& loaded, int x, int y, const double world[3
   Observation observation;
   observation.view = loaded.index;
   observation.pixel = y * loaded.view->width + x;
-  observation.sensor = sensor;
   for (int k = 0; k < 3; ++k) observation.position[k] = float(world[k]);
-  WorldNormal(*loaded.view, (sensor ? loaded.sensor : loaded.depth)->Normal(x, y), observation.normal);
+  WorldNormal(*loaded.view, PassMap(loaded, sensor)->Normal(x, y), observation.normal);
   const cv::Vec3b bgr = loaded.colour->at<cv::Vec3b>(y, x);
   observation.color[0] = bgr[2];
   observation.color[1] = bgr[1];
@@ -139,7 +133,10 @@ class Fuser {
 
   int64_t sensor_points() const { return sensor_points_; }
 
-  // Fuses view `reference` against `neighbours`, appending points to writer.
+  // The pass: false for the photometric maps, true for the sensor's.
+  void SetSensorPass(bool sensor) { sensor_ = sensor; }
+
+  // Fuses view `reference` against `neighbours` in the pass's maps, appending points to writer.
   cvis_status FuseView(const LoadedView& reference, const std::vector<LoadedView>& neighbours,
                        PlyPointWriter* writer) {
     const int height = reference.view->height;
@@ -163,20 +160,20 @@ class Fuser {
                    RowCandidates* row) const {
     const View& ref = *reference.view;
     const int needed = options_.min_num_views - 1;
-    // A sensor observation on either side is held to the sensor's limits: its depth error, and
-    // the re-projection error that much depth error makes.
-    const double sensor_reprojection =
-        options_.max_reprojection_error * std::max(1.0, options_.max_sensor_depth_error / options_.max_depth_error);
+    // The sensor pass is held to the sensor's limits: its depth error, and the re-projection
+    // error that much depth error makes.
+    const double max_depth_error = sensor_ ? options_.max_sensor_depth_error : options_.max_depth_error;
+    const double max_reprojection =
+        options_.max_reprojection_error * (sensor_ ? std::max(1.0, options_.max_sensor_depth_error / options_.max_depth_error) : 1.0);
     for (int x = 0; x < ref.width; ++x) {
       if (used_.Get(reference.index, y * ref.width + x)) continue;
-      bool ref_sensor;
-      const float depth = DepthAt(reference, x, y, &ref_sensor);
+      const float depth = DepthAt(reference, x, y, sensor_);
       if (!(depth > 0)) continue;
       double cam[3], world[3];
       ref.CamFromPixel(x + 0.5, y + 0.5, depth, cam);
       ref.WorldFromCam(cam, world);
       const size_t first = row->observations.size();
-      row->observations.push_back(Observe(reference, x, y, world, ref_sensor));
+      row->observations.push_back(Observe(reference, x, y, world, sensor_));
       const float* ref_normal = row->observations[first].normal;
       int agreeing = 0;
       for (const LoadedView& neighbour : neighbours) {
@@ -186,12 +183,8 @@ class Fuser {
         if (!view.ProjectCam(cam_j, &u, &v) || u < 0 || v < 0 || u >= view.width || v >= view.height) continue;
         const int col = int(u), row_j = int(v);
         if (used_.Get(neighbour.index, row_j * view.width + col)) continue;
-        bool sensor_j;
-        const float depth_j = DepthAt(neighbour, col, row_j, &sensor_j);
+        const float depth_j = DepthAt(neighbour, col, row_j, sensor_);
         if (!(depth_j > 0)) continue;
-        const bool either_sensor = ref_sensor || sensor_j;
-        const double max_depth_error = either_sensor ? options_.max_sensor_depth_error : options_.max_depth_error;
-        const double max_reprojection = either_sensor ? sensor_reprojection : options_.max_reprojection_error;
         // Depth: where the reference puts the point against what the neighbour measured.
         if (std::abs(cam_j[2] - depth_j) > max_depth_error * depth_j) continue;
         // Re-projection: the neighbour's own point seen from the reference, in reference pixels.
@@ -202,7 +195,7 @@ class Fuser {
         if (!ref.ProjectCam(back_in_ref, &x_ref, &y_ref)) continue;
         const double dx = x_ref - (x + 0.5), dy = y_ref - (y + 0.5);
         if (dx * dx + dy * dy > max_reprojection * max_reprojection) continue;
-        Observation observation = Observe(neighbour, col, row_j, back_world, sensor_j);
+        Observation observation = Observe(neighbour, col, row_j, back_world, sensor_);
         // Normals: a map without them (zero normals) does not veto.
         if (HasNormal(ref_normal) && HasNormal(observation.normal)) {
           const float* n = observation.normal;
@@ -231,25 +224,23 @@ class Fuser {
       int count = 0;
       for (const Observation* o = first; o != last; ++o) count += used_.Get(o->view, o->pixel) ? 0 : 1;
       if (count < options_.min_num_views) continue;
-      double position[3] = {0, 0, 0}, normal[3] = {0, 0, 0}, color[3] = {0, 0, 0}, weights = 0;
+      double position[3] = {0, 0, 0}, normal[3] = {0, 0, 0}, color[3] = {0, 0, 0};
       for (const Observation* o = first; o != last; ++o) {
         if (used_.Get(o->view, o->pixel)) continue;
-        const double weight = o->sensor ? options_.sensor_weight : 1.0;
         for (int c = 0; c < 3; ++c) {
-          position[c] += weight * o->position[c];
-          normal[c] += weight * o->normal[c];
+          position[c] += o->position[c];
+          normal[c] += o->normal[c];
           color[c] += o->color[c];
         }
-        weights += weight;
         used_.Set(o->view, o->pixel, ViewPixels(o->view));
       }
       const double length = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
       for (int c = 0; c < 3; ++c) {
-        points_.push_back(float(position[c] / weights));
+        points_.push_back(float(position[c] / count));
         normals_.push_back(length > 0 ? float(normal[c] / length) : 0.0f);
         colors_.push_back(uint8_t(std::lround(color[c] / count)));
       }
-      if (first->sensor) ++sensor_points_;
+      if (sensor_) ++sensor_points_;
     }
   }
 
@@ -284,6 +275,7 @@ class Fuser {
   const std::vector<double>& sensor_scales_;
   const cvis_fusion_options options_;
   int64_t sensor_points_ = 0;
+  bool sensor_ = false;
   UsedMarks used_;
   const double cos_max_normal_;
   std::vector<float> points_, normals_;
@@ -293,14 +285,13 @@ class Fuser {
 cvis_status CheckOptions(const cvis_fusion_options& o) {
   if (o.min_num_views < 1 || !(o.max_reprojection_error > 0) || !(o.max_depth_error > 0) ||
       !(o.max_normal_error_deg > 0) || !(o.max_normal_error_deg <= 180) || o.num_threads < 1 ||
-      o.num_threads > 256 || !(o.max_sensor_depth_error > 0) || !(o.sensor_weight > 0) ||
-      !(o.sensor_weight <= 1)) {
+      o.num_threads > 256 || !(o.max_sensor_depth_error > 0)) {
     return Fail(CVIS_INVALID_ARGUMENT,
                 Str("cvis_fuse_depth_maps: options out of range (min_num_views ", o.min_num_views,
                     ", max_reprojection_error ", o.max_reprojection_error, ", max_depth_error ",
                     o.max_depth_error, ", max_normal_error_deg ", o.max_normal_error_deg,
                     ", num_threads ", o.num_threads, ", max_sensor_depth_error ",
-                    o.max_sensor_depth_error, ", sensor_weight ", o.sensor_weight, ")"));
+                    o.max_sensor_depth_error, ")"));
   }
   return CVIS_OK;
 }
@@ -317,7 +308,6 @@ extern "C" void cvis_fusion_options_default(cvis_fusion_options* options) {
   options->max_normal_error_deg = 30.0;
   options->num_threads = 2;
   options->max_sensor_depth_error = 0.03;
-  options->sensor_weight = 0.25;
 }
 
 extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
@@ -368,7 +358,6 @@ extern "C" cvis_status cvis_fuse_depth_maps_with_sensor(cvis_mvs_workspace* work
         sensor_scales[size_t(i)] = sensor->scales[i];
       }
     }
-    auto has_depth = [&](int i) { return !paths[size_t(i)].empty() || !sensor_paths[size_t(i)].empty(); };
     if (neighbour_offsets[0] != 0) {
       return Fail(CVIS_INVALID_ARGUMENT, "cvis_fuse_depth_maps: neighbour_offsets[0] must be 0");
     }
@@ -391,22 +380,27 @@ extern "C" cvis_status cvis_fuse_depth_maps_with_sensor(cvis_mvs_workspace* work
     PlyPointWriter writer(out_ply_path, comment);
     if (cvis_status s = writer.Open(); s != CVIS_OK) return s;
     Fuser fuser(&ws, paths, sensor_paths, sensor_scales, *options);
-    for (int i = 0; i < n; ++i) {
-      if (!has_depth(i)) continue;
-      LoadedView reference;
-      if (cvis_status s = fuser.Load(i, &reference); s != CVIS_OK) return s;
-      std::vector<LoadedView> loaded;
-      for (int32_t k = neighbour_offsets[i]; k < neighbour_offsets[i + 1]; ++k) {
-        const int j = neighbours[k];
-        // A neighbour without a depth map cannot vote; one listed twice votes once.
-        if (!has_depth(j) ||
-            std::any_of(loaded.begin(), loaded.end(), [&](const LoadedView& v) { return v.index == j; })) {
-          continue;
+    // The photometric pass, then the sensor's over the pixels it left unused.
+    for (const bool sensor_pass : {false, true}) {
+      const std::vector<std::string>& pass_paths = sensor_pass ? sensor_paths : paths;
+      fuser.SetSensorPass(sensor_pass);
+      for (int i = 0; i < n; ++i) {
+        if (pass_paths[size_t(i)].empty()) continue;
+        LoadedView reference;
+        if (cvis_status s = fuser.Load(i, &reference); s != CVIS_OK) return s;
+        std::vector<LoadedView> loaded;
+        for (int32_t k = neighbour_offsets[i]; k < neighbour_offsets[i + 1]; ++k) {
+          const int j = neighbours[k];
+          // A neighbour without a map in this pass cannot vote; one listed twice votes once.
+          if (pass_paths[size_t(j)].empty() ||
+              std::any_of(loaded.begin(), loaded.end(), [&](const LoadedView& v) { return v.index == j; })) {
+            continue;
+          }
+          loaded.emplace_back();
+          if (cvis_status s = fuser.Load(j, &loaded.back()); s != CVIS_OK) return s;
         }
-        loaded.emplace_back();
-        if (cvis_status s = fuser.Load(j, &loaded.back()); s != CVIS_OK) return s;
+        if (cvis_status s = fuser.FuseView(reference, loaded, &writer); s != CVIS_OK) return s;
       }
-      if (cvis_status s = fuser.FuseView(reference, loaded, &writer); s != CVIS_OK) return s;
     }
     if (cvis_status s = writer.Finish(); s != CVIS_OK) return s;
     *num_points = writer.count();

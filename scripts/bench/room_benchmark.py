@@ -16,7 +16,10 @@ each, seeded), so a share of samples is a share of area:
   completeness at t: the share of the true mesh's area within t of our mesh; and the same share of
                      the true room's envelope alone (its floor, ceiling and walls: the true faces
                      on the planes of its bounding box facing into it), the part photographs of
-                     plain paint miss.
+                     plain paint miss; and the same share of what the capture's cameras see
+                     (seen completeness: true samples that at least one true camera has in its
+                     frame and unoccluded, by the truth's depth/ within SEEN_TOLERANCE), the most
+                     any reconstruction from those photographs can cover.
 A sample's distance is to the nearest of the triangles under its K_CANDIDATES nearest reference
 samples (REFERENCE_SAMPLES on the other surface): exact point-to-triangle distances, so the
 reference sampling's spacing does not add to them.
@@ -59,6 +62,7 @@ SAMPLES = 500_000
 REFERENCE_SAMPLES = 2_000_000
 K_CANDIDATES = 4
 FARTHEST_M = 0.3   # distances beyond it are not needed: infinity (well above the largest threshold)
+SEEN_TOLERANCE = 0.02  # relative: a true depth image's own rounding (1 mm) and pixel footprint are well inside
 SEED = 1
 
 
@@ -165,9 +169,43 @@ def envelope_faces(truth, tolerance=0.01):
     return on_plane
 
 
-def accuracy_and_completeness(ours, truth, thresholds=THRESHOLDS_M, samples=SAMPLES, seed=SEED, **kwargs):
+def seen_by_cameras(points, truth_dir, tolerance=SEEN_TOLERANCE):
+    """Whether each point is in the frame of at least one camera of truth_dir/gt_sparse (PINHOLE or
+    SIMPLE_PINHOLE) and not hidden: its depth along that camera's axis within `tolerance` of the
+    truth's depth image there (truth_dir/depth/STEM.png, uint16 mm, the image's size). None when
+    the truth has no depth images."""
+    from PIL import Image as PILImage
+    from pgscripts import read_cameras
+    truth_dir = Path(truth_dir)
+    if not (truth_dir / "depth").is_dir():
+        return None
+    cameras = read_cameras(truth_dir / "gt_sparse")
+    seen = np.zeros(len(points), dtype=bool)
+    for image in read_images(truth_dir / "gt_sparse"):
+        camera = cameras[image.camera_id]
+        p = camera.params
+        fx, fy, cx, cy = (p[0], p[0], p[1], p[2]) if camera.model == "SIMPLE_PINHOLE" else p[:4]
+        depth_png = truth_dir / "depth" / (Path(image.name).stem + ".png")
+        if not depth_png.exists():
+            continue
+        depth = np.asarray(PILImage.open(depth_png)).astype(np.float64) / 1000.0
+        cam = points @ np.array(image.R).T + np.array(image.t)
+        z = cam[:, 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u, v = fx * cam[:, 0] / z + cx, fy * cam[:, 1] / z + cy
+        inside = (z > 0) & (u >= 0) & (v >= 0) & (u < camera.width) & (v < camera.height)
+        col = np.clip(np.nan_to_num(u * depth.shape[1] / camera.width).astype(int), 0, depth.shape[1] - 1)
+        row = np.clip(np.nan_to_num(v * depth.shape[0] / camera.height).astype(int), 0, depth.shape[0] - 1)
+        true_depth = depth[row, col]
+        seen |= inside & (true_depth > 0) & (np.abs(true_depth - z) <= tolerance * np.maximum(z, 1e-9))
+    return seen
+
+
+def accuracy_and_completeness(ours, truth, thresholds=THRESHOLDS_M, samples=SAMPLES, seed=SEED, truth_dir=None,
+                              **kwargs):
     """({t: share of our area within t of truth}, {t: share of truth's area within t of ours},
-    {t: the same share of truth's envelope, its floor, ceiling and walls}), in %."""
+    {t: the same share of truth's envelope, its floor, ceiling and walls}, {t: the same share of
+    what truth_dir's cameras see} or None, the share of truth's area they see or None), in %."""
     import trimesh
     our_points, _ = trimesh.sample.sample_surface(ours, samples, seed=seed)
     true_points, true_faces = trimesh.sample.sample_surface(truth, samples, seed=seed + 1)
@@ -178,7 +216,11 @@ def accuracy_and_completeness(ours, truth, thresholds=THRESHOLDS_M, samples=SAMP
     completeness = {t: 100.0 * float(np.mean(to_ours <= t)) for t in thresholds}
     envelope = {t: 100.0 * float(np.mean(to_ours[on_envelope] <= t)) if on_envelope.any() else float("nan")
                 for t in thresholds}
-    return accuracy, completeness, envelope
+    seen = seen_by_cameras(true_points, truth_dir) if truth_dir is not None else None
+    if seen is None or not seen.any():
+        return accuracy, completeness, envelope, None, None
+    seen_completeness = {t: 100.0 * float(np.mean(to_ours[seen] <= t)) for t in thresholds}
+    return accuracy, completeness, envelope, seen_completeness, 100.0 * float(np.mean(seen))
 
 
 def load_run_mesh(run_dir, truth_dir):
@@ -291,13 +333,16 @@ def main(argv=None):
                     if truth_mesh is None:
                         truth_mesh = trimesh.load(paths["truth"] / "gt_mesh.ply", process=False)
                     mesh, aligned, cameras = load_run_mesh(run_dir, paths["truth"])
-                    accuracy, completeness, envelope = accuracy_and_completeness(mesh, truth_mesh)
+                    accuracy, completeness, envelope, seen, seen_share = accuracy_and_completeness(
+                        mesh, truth_mesh, truth_dir=paths["truth"])
                     seconds, dense, report = report_seconds(run_dir)
                     row.update(registered=report.get("images_registered"), images=report.get("images_total"),
                                triangles=len(mesh.faces), area_m2=float(mesh.area), truth_area_m2=float(truth_mesh.area),
                                accuracy={f"{t:g}": a for t, a in accuracy.items()},
                                completeness={f"{t:g}": c for t, c in completeness.items()},
                                envelope={f"{t:g}": c for t, c in envelope.items()},
+                               seen=None if seen is None else {f"{t:g}": c for t, c in seen.items()},
+                               seen_share=seen_share,
                                envelope_area_m2=float(truth_mesh.area_faces[envelope_faces(truth_mesh)].sum()),
                                seconds=seconds, dense_seconds=dense, scale_source=report.get("scale_source"))
             print(format_row(row), flush=True)
@@ -317,20 +362,27 @@ def format_row(row):
             f"completeness {'/'.join(f'{v:.1f}' for v in row['completeness'].values())} % at 2/5/10 cm")
 
 
+def seen_cell(row):
+    if not row.get("seen"):
+        return "– (no true depth)"
+    return f"{row['seen_share']:.1f}: {' / '.join(f'{v:.1f}' for v in row['seen'].values())}"
+
+
 def table(rows):
     header = ("| capture | variant | cameras | triangles | accuracy 2 / 5 / 10 cm % | completeness 2 / 5 / 10 cm % "
-              "| envelope completeness 2 / 5 / 10 cm % | mesh m² | truth m² | scale | s | dense s |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| envelope completeness 2 / 5 / 10 cm % | seen: share of truth %, completeness 2 / 5 / 10 cm % "
+              "| mesh m² | truth m² | scale | s | dense s |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines = [header]
     for row in rows:
         if "accuracy" not in row:
-            lines.append(f"| {row['capture']} | {row['variant']} | {row['note']} |  |  |  |  |  |  |  |  |  |")
+            lines.append(f"| {row['capture']} | {row['variant']} | {row['note']} |  |  |  |  |  |  |  |  |  |  |")
             continue
         dense = f"{row['dense_seconds']:.0f}" if row["dense_seconds"] is not None else "–"
         lines.append(f"| {row['capture']} | {row['variant']} | {row['registered']}/{row['images']} | {row['triangles']} | "
                      f"{' / '.join(f'{v:.1f}' for v in row['accuracy'].values())} | "
                      f"{' / '.join(f'{v:.1f}' for v in row['completeness'].values())} | "
-                     f"{' / '.join(f'{v:.1f}' for v in row['envelope'].values())} | {row['area_m2']:.1f} | "
+                     f"{' / '.join(f'{v:.1f}' for v in row['envelope'].values())} | {seen_cell(row)} | {row['area_m2']:.1f} | "
                      f"{row['truth_area_m2']:.1f} | {row['scale_source']} | {row['seconds']:.0f} | {dense} |")
     return "\n".join(lines)
 

@@ -9,6 +9,7 @@ Reads nothing outside the repository. Needs numpy, scipy and trimesh.
 import os
 import sys
 import unittest
+from pathlib import Path
 
 import numpy as np
 import trimesh
@@ -48,7 +49,8 @@ class MeasureTests(unittest.TestCase):
         truth, floor = floor_and_wall()
         lifted = floor.copy()
         lifted.apply_translation([0, 0, 0.03])  # 3 cm above the true floor
-        accuracy, completeness, envelope = room_benchmark.accuracy_and_completeness(lifted, truth, **SMALL)
+        accuracy, completeness, envelope, seen, share = room_benchmark.accuracy_and_completeness(lifted, truth, **SMALL)
+        self.assertIsNone(seen, "no truth folder: nothing to say what cameras see")
         # Within 2 cm of the truth: only the lifted floor's 2 cm strip beside the wall (0.08 of 16 m²).
         self.assertAlmostEqual(accuracy[0.02], 100 * 0.08 / 16, delta=0.2)
         self.assertEqual(accuracy[0.05], 100.0)
@@ -58,6 +60,27 @@ class MeasureTests(unittest.TestCase):
         self.assertAlmostEqual(completeness[0.10], 100 * (16 + 4 * 0.13) / 24, delta=1.0)
         # Both the floor and the wall lie on the planes of the truth's bounding box.
         self.assertEqual(envelope, completeness)
+
+    def test_seen_points_are_in_a_true_camera_s_frame_and_not_behind_its_depth(self):
+        # One camera 2 m above the floor looking straight down (x right, y down in the image:
+        # world y flipped), 100 x 100 px, f 50: it sees the floor within 2 m of the centre.
+        import tempfile
+        from PIL import Image as PILImage
+        with tempfile.TemporaryDirectory() as folder:
+            folder = Path(folder)
+            (folder / "gt_sparse").mkdir()
+            (folder / "depth").mkdir()
+            (folder / "gt_sparse" / "cameras.txt").write_text("1 PINHOLE 100 100 50 50 50 50\n")
+            # R = diag(1, -1, -1): camera z = 2 - world z; t puts the centre at (0, 0, 2).
+            (folder / "gt_sparse" / "images.txt").write_text("1 0 1 0 0 0 0 2 1 down.png\n\n")
+            PILImage.fromarray(np.full((100, 100), 2000, dtype=np.uint16)).save(folder / "depth" / "down.png")
+            points = np.array([[0.5, 0.5, 0.0],    # on the floor in view
+                               [0.5, 0.5, -0.3],   # below the floor: hidden by it
+                               [3.0, 0.0, 0.0],    # on the floor out of frame
+                               [0.0, 0.0, 3.0]])   # behind the camera
+            seen = room_benchmark.seen_by_cameras(points, folder)
+            self.assertEqual(seen.tolist(), [True, False, False, False])
+            self.assertIsNone(room_benchmark.seen_by_cameras(points, folder / "gt_sparse"))
 
     def test_the_envelope_is_the_faces_on_the_bounding_box_facing_the_room(self):
         truth, _ = floor_and_wall()

@@ -116,6 +116,7 @@ extension ReconstructionOptions {
         stage.detail = detail
         stage.seed = seed
         stage.room = room
+        stage.planarPriors = planarPriors
         return stage
     }
 

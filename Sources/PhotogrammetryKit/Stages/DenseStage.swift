@@ -22,6 +22,9 @@ public struct DenseStage: CheckpointedStage {
         /// The capture is a room (`--room`): fusion asks at least
         /// ``DenseOptions/roomFusionMinViews`` views. Default false.
         public var room = false
+        /// Planar priors in PatchMatch (`--planar-priors`): nil (auto) turns them on for rooms,
+        /// whose bare walls, floor and ceiling photometry leaves empty. Default nil.
+        public var planarPriors: Bool? = nil
 
         public init() {}
 
@@ -31,6 +34,7 @@ public struct DenseStage: CheckpointedStage {
             dense.detail = detail
             dense.patchMatch.numThreads = threads
             dense.patchMatch.seed = seed
+            if let planarPriors { dense.patchMatch.planarPriors = planarPriors } else if room { dense.patchMatch.planarPriors = true }
             dense.fusion.numThreads = threads
             if room { dense.fusion.minNumViews = max(dense.fusion.minNumViews, DenseOptions.roomFusionMinViews) }
             return dense

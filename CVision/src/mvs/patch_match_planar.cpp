@@ -27,17 +27,18 @@ namespace {
 // One vertex per cell of this many pixels at most: the lowest-cost confident pixel in it. Dense
 // enough to follow a room's corners, sparse enough that triangles span bare walls.
 constexpr int kCellPixels = 12;
-// Confident: mean 1 - NCC of the best views at most this (NCC 0.8); a vertex's error spreads
+// Confident: mean 1 - NCC of the best views at most this (NCC 0.75); a vertex's error spreads
 // over its whole triangle, so vertices are held to a stricter rule than accepted pixels.
-constexpr float kVertexMaxCost = 0.2f;
-// Corners whose own PatchMatch normals differ more from the triangle's plane lie on different
-// surfaces (a wall and the floor, a wall and a cabinet): the triangle crosses an edge.
-constexpr double kMaxNormalAngleDeg = 20;
+constexpr float kVertexMaxCost = 0.25f;
+// The corners' own PatchMatch normals are not asked to agree with the plane: on a bare wall the
+// confident pixels are often the lines where it meets the ceiling or another wall, whose depth is
+// sure but whose normal is not (a line's texture fixes no plane). Those lines lie on the wall's
+// plane, and a triangle between them and a picture on the wall is the wall.
 // A triangle longer than this (3D edge over mean corner depth) is too coarse a guess: a plane
 // fitted through far-apart pixels bends with the smallest corner error.
 constexpr double kMaxEdgeOverDepth = 1.0;
 // A plane seen nearer than this to edge-on puts the smallest corner error into large depth errors.
-constexpr double kMaxViewAngleDeg = 78;
+constexpr double kMaxViewAngleDeg = 80;
 // Accepted photometric pixels inside a triangle within this relative depth of its plane support
 // it; farther ones contradict it. More contradiction than support: the triangle crosses a depth
 // discontinuity (or its corners are wrong), and it fills nothing.
@@ -47,8 +48,6 @@ constexpr int kMinContradictions = 10;
 struct Vertex {
   float x, y;       // pixel position (centre)
   double X[3];      // camera frame
-  float normal[3];
-  bool has_normal;  // sparse points have none
 };
 
 struct Plane {
@@ -93,8 +92,6 @@ void Solver::PlanarPrior() {
       v.x = x + 0.5f;
       v.y = y + 0.5f;
       ref.CamFromPixel(v.x, v.y, state_[best].depth, v.X);
-      for (int k = 0; k < 3; ++k) v.normal[k] = state_[best].normal[k];
-      v.has_normal = true;
       vertex_at[best] = int(vertices.size());
       vertices.push_back(v);
       cell_used[size_t(cy) * cells_x + cx] = 1;
@@ -113,9 +110,6 @@ void Solver::PlanarPrior() {
     vertex.x = x + 0.5f;
     vertex.y = y + 0.5f;
     ref.CamFromPixel(vertex.x, vertex.y, cam[2], vertex.X);
-    vertex.normal[0] = vertex.normal[1] = 0;
-    vertex.normal[2] = -1;
-    vertex.has_normal = false;
     vertex_at[size_t(y) * w + x] = int(vertices.size());
     vertices.push_back(vertex);
     cell_used[cell] = 1;
@@ -129,7 +123,6 @@ void Solver::PlanarPrior() {
   std::vector<cv::Vec6f> list;
   subdiv.getTriangleList(list);
 
-  const double cos_normal = std::cos(kMaxNormalAngleDeg * M_PI / 180);
   const double cos_view = std::cos(kMaxViewAngleDeg * M_PI / 180);
   std::vector<Plane> planes(list.size(), Plane{{0, 0, -1}, 1, false});
   std::vector<std::array<int, 3>> corners(list.size(), {-1, -1, -1});
@@ -172,14 +165,6 @@ void Solver::PlanarPrior() {
     double centroid[3];
     for (int k = 0; k < 3; ++k) centroid[k] = (a->X[k] + b->X[k] + c->X[k]) / 3;
     if (-(n[0] * centroid[0] + n[1] * centroid[1] + n[2] * centroid[2]) < cos_view * length(centroid)) continue;
-    int with_normal = 0;
-    bool agree = true;
-    for (const Vertex* v : {a, b, c}) {
-      if (!v->has_normal) continue;
-      ++with_normal;
-      agree = agree && n[0] * v->normal[0] + n[1] * v->normal[1] + n[2] * v->normal[2] >= cos_normal;
-    }
-    if (with_normal == 0 || !agree) continue;
     planes[t] = Plane{{n[0], n[1], n[2]}, -n_dot_a, true};
     // Corners at pixel centres, rasterised with 4 bits of subpixel precision.
     const cv::Point polygon[3] = {cv::Point(cvRound((a->x - 0.5f) * 16), cvRound((a->y - 0.5f) * 16)),

@@ -330,7 +330,8 @@ extension CommandSpec.Option {
     static let planarPriors = Self("planar-priors", value: "auto|on|off", "Planar priors in the dense stage: the confidently "
                                    + "matched pixels of each depth map are triangulated into planes, and pixels with no texture "
                                    + "to match (bare walls, floors, ceilings) take their plane where other views agree with it.",
-                                   default: "auto: on with --room, off for objects", allowed: ["auto", "on", "off"])
+                                   default: "auto: off (on a textureless room they still let wrong planes through)",
+                                   allowed: ["auto", "on", "off"])
 
     static let mask = Self("mask", value: "mask.json|MASK_DIR|none", "Masks that restrict features, and the dense and mesh "
                            + "work: a mask.json ({\"rect\": {\"x\", \"y\", \"width\", \"height\"}}, one rectangle in upright "

@@ -86,6 +86,15 @@ typedef struct cvis_patch_match_options {
   int32_t fine_views;             /* default 5: the full-resolution sweep after half resolution
                                      scores a pixel's candidates with the sources of the lowest
                                      costs of its upsampled plane only (0: every source) */
+  int32_t planar_prior;           /* default 0. 1: planar priors (ACMP, Xu & Tao 2020) in the
+                                     photometric pass: its confident pixels are triangulated in
+                                     the image, each triangle that passes the checks a plane, and
+                                     pixels photometry cannot decide (no texture, or a cost above
+                                     filter_max_cost) take their triangle's plane; confident
+                                     pixels try it as one more candidate on their own cost. Filled
+                                     pixels carry cost 2 (photometry did not decide them); the
+                                     geometric pass keeps them where filter_min_views sources
+                                     agree, and fusion's view count judges them as any pixel. */
 } cvis_patch_match_options;
 
 void cvis_patch_match_options_default(cvis_patch_match_options* options);

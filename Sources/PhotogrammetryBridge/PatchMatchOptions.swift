@@ -44,6 +44,11 @@ public struct PatchMatchOptions: Sendable, Equatable {
     public var numThreads = Int(CoreDefaults.patchMatch.num_threads)
     /// Seed of the random initialisation and refinement. Default 0.
     public var seed = CoreDefaults.patchMatch.seed
+    /// Planar priors (ACMP) in the photometric pass: the confident pixels are triangulated in the
+    /// image and pixels photometry cannot decide (bare walls, floors, ceilings) take their
+    /// triangle's plane, marked for other views to confirm (see `cvis_patch_match_options`).
+    /// Default false.
+    public var planarPriors = CoreDefaults.patchMatch.planar_prior != 0
 
     /// Creates the default options.
     public init() {}
@@ -88,6 +93,25 @@ public struct PatchMatchOptions: Sendable, Equatable {
         o.filter_min_views = Int32(filterMinViews)
         o.num_threads = Int32(numThreads)
         o.seed = seed
+        o.planar_prior = planarPriors ? 1 : 0
         return o
+    }
+}
+
+/// The options as text (what manifest and stage keys are made of) name `planarPriors` only when
+/// it is on: keys made before it existed stay the same, so runs without it reuse their work.
+extension PatchMatchOptions: CustomReflectable {
+    public var customMirror: Mirror {
+        var children: [(label: String?, value: Any)] = [
+            ("windowRadius", windowRadius), ("windowStep", windowStep), ("sigmaSpatial", sigmaSpatial),
+            ("sigmaColor", sigmaColor), ("numIterations", numIterations), ("coarseIterations", coarseIterations),
+            ("fineViews", fineViews), ("topKViews", topKViews),
+            ("minTriangulationAngleDegrees", minTriangulationAngleDegrees),
+            ("geometricConsistencyRegularizer", geometricConsistencyRegularizer),
+            ("geometricConsistencyMaxError", geometricConsistencyMaxError), ("filterMaxCost", filterMaxCost),
+            ("filterMinViews", filterMinViews), ("numThreads", numThreads), ("seed", seed),
+        ]
+        if planarPriors { children.append(("planarPriors", planarPriors)) }
+        return Mirror(self, children: children, displayStyle: .struct)
     }
 }

@@ -65,6 +65,14 @@ enum PipelineArguments {
             guard text == "on" || text == "off" else { throw ArgumentParser.Failure(description: "--sensor-depth \(text): want on or off") }
             options.sensorDepth = text == "on"
         }
+        if let text = parsed["planar-priors"] {
+            switch text {
+            case "auto": options.planarPriors = nil
+            case "on": options.planarPriors = true
+            case "off": options.planarPriors = false
+            default: throw ArgumentParser.Failure(description: "--planar-priors \(text): want auto, on or off")
+            }
+        }
         if let text = parsed["priors"] {
             // Read when the run starts (the capture's image names are needed to match frames).
             if text == "none" {

@@ -104,6 +104,7 @@ final class OptionDefaultsTests: XCTestCase {
         XCTAssertEqual(o.geometricConsistencyRegularizer, 0.3)
         XCTAssertEqual(o.geometricConsistencyMaxError, 3)
         XCTAssertEqual(o.filterMaxCost, 0.5)
+        XCTAssertFalse(o.planarPriors)
         XCTAssertEqual(o.filterMinViews, 2)
         XCTAssertEqual(o.numThreads, 2)
         XCTAssertEqual(o.seed, 0)

@@ -260,6 +260,79 @@ final class PatchMatchTests: XCTestCase {
         }
     }
 
+    /// A tilted wall with a plain disc in its middle (no texture at all, as paint): photometry
+    /// leaves the disc empty, planar priors fill it with the wall's plane from the textured ring
+    /// around it, and the textured part keeps its photometric accuracy.
+    func testPlanarPriorsFillATexturelessPatchOfAPlane() throws {
+        var scene = MVSTestScene(surfaces: [tiltedPlane])
+        scene.blank = (center: .zero, radius: 0.8)
+        let (plain, truth, _) = try solve(scene, depthRange: 3...5.5)
+        var options = PatchMatchOptions()
+        options.planarPriors = true
+        let prior = try solve(scene, depthRange: 3...5.5, options: options).map
+        // The disc's pixels well inside it (their windows hold no texture), from the truth.
+        let width = plain.width
+        let camera = scene.views[0]
+        let inside: (Int) -> Bool = { i in
+            let x = i % width, y = i / width
+            let ray = SIMD3((Double(x) + 0.5 - camera.cx) / camera.fx, (Double(y) + 0.5 - camera.cy) / camera.fy, 1)
+            let point = camera.camFromWorld.inverse.apply(ray * Double(truth[i]))
+            return truth[i] > 0 && (point * point).sum().squareRoot() < 0.6
+        }
+        let blankCount = truth.indices.filter(inside).count
+        XCTAssertGreaterThan(blankCount, 500)
+        let without = score(plain, truth: truth, include: inside)
+        let with = score(prior, truth: truth, include: inside)
+        XCTAssertLessThan(without.valid, 0.05)
+        XCTAssertGreaterThan(with.valid, 0.9)
+        XCTAssertLessThan(with.medianError, 0.005)
+        XCTAssertGreaterThan(with.withinOnePercent, 0.8)
+        // Filled pixels are marked with the cost of no match (all but the few near the disc's rim
+        // whose windows reach the texture and match it).
+        let depths = prior.withDepths { Array($0) }, costs = prior.withCosts { Array($0) }
+        let filled = depths.indices.filter { inside($0) && depths[$0] > 0 }
+        let unmarked = filled.filter { costs[$0] != 2 }
+        XCTAssertLessThan(unmarked.count * 20, filled.count, "costs \(unmarked.prefix(5).map { costs[$0] })")
+        // The textured ring keeps photometry's accuracy.
+        let ring = score(prior, truth: truth) { !inside($0) }, ringBefore = score(plain, truth: truth) { !inside($0) }
+        XCTAssertLessThan(ring.medianError, max(0.005, 1.2 * ringBefore.medianError))
+        XCTAssertGreaterThan(ring.valid, ringBefore.valid - 0.02)
+    }
+
+    /// Off, the option changes nothing in the options' text (manifest and stage keys); on, it does.
+    func testPlanarPriorsAppearInTheOptionsTextOnlyWhenOn() {
+        var options = PatchMatchOptions()
+        let off = String(describing: options)
+        XCTAssertTrue(off.hasPrefix("PatchMatchOptions(windowRadius: 5, windowStep: 2, sigmaSpatial: 5.0"), off)
+        XCTAssertTrue(off.hasSuffix("numThreads: 2, seed: 0)"), off)
+        XCTAssertFalse(off.contains("planar"))
+        options.planarPriors = true
+        XCTAssertTrue(String(describing: options).hasSuffix("seed: 0, planarPriors: true)"))
+    }
+
+    /// `--planar-priors auto` is off (rooms too, for now); on or off overrides it; a run without
+    /// them has a stage key that does not mention them.
+    func testPlanarPriorsAutoIsOffAndOnTurnsThemOn() {
+        var stage = DenseStage.Options()
+        XCTAssertFalse(stage.effective(threads: 1).patchMatch.planarPriors)
+        XCTAssertFalse(stage.keyText.contains("planar"))
+        stage.room = true
+        XCTAssertFalse(stage.effective(threads: 1).patchMatch.planarPriors)
+        XCTAssertFalse(stage.keyText.contains("planar"))
+        stage.planarPriors = true
+        XCTAssertTrue(stage.effective(threads: 1).patchMatch.planarPriors)
+        XCTAssertTrue(stage.keyText.contains("planarPriors: true"))
+        stage.room = false
+        XCTAssertTrue(stage.effective(threads: 1).patchMatch.planarPriors)
+        stage.planarPriors = false
+        XCTAssertFalse(stage.effective(threads: 1).patchMatch.planarPriors)
+        var options = ReconstructionOptions()
+        options.room = true
+        XCTAssertNil(options.denseStage.planarPriors)
+        options.planarPriors = false
+        XCTAssertEqual(options.denseStage.planarPriors, false)
+    }
+
     func testSameSeedGivesSameMapWhateverTheThreadCount() throws {
         let scene = MVSTestScene(surfaces: [tiltedPlane], sources: 2)
         var options = PatchMatchOptions()

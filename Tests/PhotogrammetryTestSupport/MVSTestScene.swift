@@ -18,6 +18,9 @@ package struct MVSTestScene {
     package var views: [MVSView]
     /// The sphere's texture as `mean + contrast * (texture - 0.5)`; nil: the planes' texture.
     package var sphereTone: (mean: Double, contrast: Double)?
+    /// Points within `radius` of `center` are plain grey (0.5): a patch with no texture at all,
+    /// as a painted wall. nil: textured everywhere.
+    package var blank: (center: SIMD3<Double>, radius: Double)?
     private var waves: [(direction: SIMD3<Double>, phase: Double, amplitude: Double)] = []
 
     /// A scene seen by a reference camera at (0, 0, -4) looking at the origin and `sources`
@@ -81,6 +84,7 @@ package struct MVSTestScene {
 
     /// The texture's intensity in [0, 1] at a world point.
     package func intensity(_ p: SIMD3<Double>) -> Double {
+        if let blank, ((p - blank.center) * (p - blank.center)).sum() <= blank.radius * blank.radius { return 0.5 }
         var value = 0.5
         for wave in waves { value += wave.amplitude * sin((wave.direction * p).sum() + wave.phase) }
         return min(1, max(0, value))

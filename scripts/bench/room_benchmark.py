@@ -25,7 +25,8 @@ samples (REFERENCE_SAMPLES on the other surface): exact point-to-triangle distan
 reference sampling's spacing does not add to them.
 
 Variants (VARIANTS): `images`: the capture's images/ folder alone (a depth/ beside it is not looked
-for: masks and depth are found only inside the input); `planar`: the same with planar priors, run
+for: masks and depth are found only inside the input), with `--planar-priors off` when the binary
+has the flag; `planar`: the same with planar priors, run
 only when the binary's `help reconstruct` lists the variant's flag (else the row says "skipped:
 binary has no --planar-priors"); `depth`: the capture with a simulated phone LiDAR depth/ (made by
 scripts/data/simulate-phone-depth.py into ROOMS/<capture>-lidar). The true room's mesh and
@@ -80,6 +81,7 @@ class Variant:
     source: str                       # "images" or "lidar": which of the capture's inputs it runs on
     arguments: list = field(default_factory=list)
     needs_flag: str = ""              # run only when `help reconstruct` lists it
+    off_flag: str = ""                # the arguments are passed only when `help reconstruct` lists it
 
 
 CAPTURES = {
@@ -96,7 +98,8 @@ CAPTURES = {
                 "{rooms}/textureless-room {rooms}/textureless-room-lidar"),
 }
 VARIANTS = {
-    "images": Variant("images"),
+    # With the flag, images alone means without planar priors (--room turns them on by default).
+    "images": Variant("images", ["--planar-priors", "off"], off_flag="--planar-priors"),
     "planar": Variant("images", ["--planar-priors", "on"], needs_flag="--planar-priors"),
     "depth": Variant("lidar"),
 }
@@ -328,6 +331,8 @@ def main(argv=None):
                               f"{capture.made_by.format(rooms=args.rooms)}"
             else:
                 run_dir = args.out / name / variant_name
+                if variant.off_flag and variant.off_flag not in flags:
+                    variant = Variant(variant.source)  # an older binary: its default is the variant
                 row["note"] = run_one(binary, source, run_dir, variant, args.threads, args.reuse)
                 if row["note"] is None:
                     if truth_mesh is None:

@@ -199,6 +199,8 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
   active_.assign(size_t(width_) * height_, 0);
   const bool record_views = from_coarse && level_index_ == 0 && options_.fine_views > 0;
   views_.assign(record_views ? size_t(width_) * height_ : 0, ~uint64_t(0));
+  const bool keep_priors = problem_.geometric && options_.planar_prior && previous_;
+  prior_.assign(keep_priors ? size_t(width_) * height_ : 0, 0);
   const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
   ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
     const int y = int(row);
@@ -208,6 +210,15 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
     for (int x = 0; x < width_; ++x) {
       const size_t i = size_t(y) * width_ + x;
       if (!level_.mask.empty() && level_.mask.at<uint8_t>(y, x) == 0) continue;
+      if (keep_priors && previous_->depth[i] > 0 && previous_->cost[i] > float(options_.filter_max_cost)) {
+        // A planar prior's plane (the only valid pixels above the cost filter): photometry could
+        // not decide it before and cannot now, so it stays as it is and Finish asks the sources'
+        // maps to agree with it.
+        prior_[i] = 1;
+        state_[i].depth = previous_->depth[i];
+        for (int k = 0; k < 3; ++k) state_[i].normal[k] = previous_->normal[3 * i + k];
+        continue;
+      }
       MakeRefPatch(grey, stride, width_, height_, x, y, window_, &patch);
       if (!patch.textured) continue;
       active_[i] = 1;
@@ -283,11 +294,14 @@ void Solver::Finish(DepthMap* out) {
     const int y = int(row);
     for (int x = 0; x < width_; ++x) {
       const size_t i = size_t(y) * width_ + x;
-      if (!active_[i]) continue;
+      const bool from_prior = !prior_.empty() && prior_[i];
+      if (!active_[i] && !from_prior) continue;
       const Hypothesis& h = state_[i];
-      out->cost[i] = cost_[i];
+      // A prior's pixel keeps the cost of no match: photometry did not accept it, and the mark
+      // tells the geometric pass which pixels to hold fixed.
+      out->cost[i] = from_prior ? kMaxCost : cost_[i];
       for (int k = 0; k < 3; ++k) out->normal[3 * i + k] = h.normal[k];
-      if (cost_[i] > max_cost) continue;
+      if (!from_prior && cost_[i] > max_cost) continue;
       if (min_views > 0) {
         const float pixel[2] = {x + 0.5f, y + 0.5f};
         double X[3];
@@ -325,6 +339,7 @@ void Solver::Run(DepthMap* out) {
     for (int it = 0; it < options_.num_iterations; ++it) {
       for (int colour = 0; colour < 2; ++colour) Sweep(it, colour, true);
     }
+    if (options_.planar_prior) PlanarPrior();
     Finish(out);
     return;
   }
@@ -341,6 +356,7 @@ void Solver::Run(DepthMap* out) {
   SetLevel(0);
   Initialise(true, cw, ch, coarse, coarse_valid);
   for (int colour = 0; colour < 2; ++colour) Sweep(iterations, colour, false);
+  if (options_.planar_prior) PlanarPrior();
   Finish(out);
 }
 

@@ -21,6 +21,7 @@ cvis_status ValidatePatchMatchOptions(const cvis_patch_match_options& o) {
   if (o.num_iterations < 1 || o.num_iterations > 100) return bad("num_iterations not in 1...100");
   if (o.coarse_iterations < 1 || o.coarse_iterations > 100) return bad("coarse_iterations not in 1...100");
   if (o.fine_views < 0) return bad("fine_views must be >= 0");
+  if (o.planar_prior != 0 && o.planar_prior != 1) return bad("planar_prior must be 0 or 1");
   if (o.top_k_views < 1) return bad("top_k_views must be >= 1");
   if (!(o.min_triangulation_angle_deg >= 0 && o.min_triangulation_angle_deg < 90)) {
     return bad("min_triangulation_angle_deg not in [0, 90)");
@@ -56,6 +57,7 @@ extern "C" void cvis_patch_match_options_default(cvis_patch_match_options* o) {
   o->filter_min_views = 2;
   o->num_threads = 2;
   o->seed = 0;
+  o->planar_prior = 0;
 }
 
 extern "C" cvis_status cvis_patch_match(cvis_mvs_workspace* workspace,

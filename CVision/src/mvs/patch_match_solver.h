@@ -91,6 +91,9 @@ class Solver {
   void RandomNormal(Random& random, int x, int y, float* n) const;
   void FaceCamera(int x, int y, float* n) const;
   void Finish(DepthMap* out);
+  // Planar priors (patch_match_planar.cpp): fills the pixels photometry left undecided from the
+  // planes of a triangulation of the confident ones. Full resolution, photometric pass.
+  void PlanarPrior();
 
   const PatchMatchProblem& problem_;
   const cvis_patch_match_options& options_;
@@ -113,6 +116,10 @@ class Solver {
   std::vector<uint8_t> active_;
   // Full resolution after half: per pixel, the sources (bits) its candidates are scored with.
   std::vector<uint64_t> views_;  // inside the mask, the window inside the image, textured
+  // Planar priors: pixels whose hypothesis is their triangle's plane, not photometry's choice
+  // (empty when the option is off). Finish keeps them past the cost filter; in the geometric pass
+  // they stay fixed and must agree with filter_min_views sources.
+  std::vector<uint8_t> prior_;
 };
 
 }  // namespace internal

@@ -24,8 +24,8 @@ extension CommandSpec {
         abstract: "Reconstructs a capture: a sparse model, a dense point cloud, a textured mesh and a report.",
         arguments: [.input, .modelOutput],
         options: [.detail(ReconstructionOptions().detail, sizing: Option.Sized.allCases)]
-            + Option.pipeline(before: [.room, .mask, .autoMask, .intrinsics, .priors, .sensorDepth, .markers, .markerFrame, .scale,
-                                       .knownDistance,
+            + Option.pipeline(before: [.room, .planarPriors, .mask, .autoMask, .intrinsics, .priors, .sensorDepth, .markers,
+                                       .markerFrame, .scale, .knownDistance,
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
         discussion: [
@@ -327,6 +327,12 @@ extension CommandSpec.Option {
 
     static let room = Self("room", "The room is the subject (a walk-through): masks the capture carries are not used, pairs "
                            + "are chosen as for a walk, and the mesh leaves unseen space open.")
+
+    static let planarPriors = Self("planar-priors", value: "auto|on|off", "Planar priors in the dense stage: the confidently "
+                                   + "matched pixels of each depth map are triangulated into planes, and pixels with no texture "
+                                   + "to match (bare walls, floors, ceilings) take their plane where other views agree with it.",
+                                   default: "auto: off (on a textureless room they still let wrong planes through)",
+                                   allowed: ["auto", "on", "off"])
 
     static let mask = Self("mask", value: "mask.json|MASK_DIR|none", "Masks that restrict features, and the dense and mesh "
                            + "work: a mask.json ({\"rect\": {\"x\", \"y\", \"width\", \"height\"}}, one rectangle in upright "

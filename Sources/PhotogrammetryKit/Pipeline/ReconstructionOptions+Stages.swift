@@ -117,6 +117,7 @@ extension ReconstructionOptions {
         stage.seed = seed
         stage.room = room
         stage.sensorDepth = sensorDepth
+        stage.planarPriors = planarPriors
         return stage
     }
 

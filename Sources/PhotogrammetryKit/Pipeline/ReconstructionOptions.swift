@@ -12,6 +12,9 @@ public struct ReconstructionOptions: Sendable {
     public var sparseOnly = false
     /// The room is the subject (walk-through capture). Default false.
     public var room = false
+    /// Planar priors in the dense stage's PatchMatch (`--planar-priors on|off`); nil (auto): off
+    /// for now (``DenseStage/Options/planarPriors`` says why). Default nil.
+    public var planarPriors: Bool? = nil
     /// Which masks restrict features (and later dense and mesh work). Default automatic.
     public var mask = MaskSelection.automatic
     /// Masks of a fixed camera's frames from their own background, when there are none (`--auto-mask`).

@@ -25,6 +25,13 @@ public struct DenseStage: CheckpointedStage {
         public var room = false
         /// The capture's sensor depth joins fusion (`--sensor-depth`). Default true.
         public var sensorDepth = true
+        /// Planar priors in PatchMatch (`--planar-priors`); nil (auto) leaves them off for every
+        /// capture for now. On the rendered textureless room they raised completeness at 5 cm
+        /// from 20 to 32 % but let wrong planes through (accuracy at 5 cm 99.6 → 77 %, neighbouring
+        /// views of a walk triangulate alike, so their wrong planes agree in fusion); auto turns
+        /// them on for rooms once the triangles' checks keep accuracy (docs/benchmarks.md, Rooms).
+        /// Default nil.
+        public var planarPriors: Bool? = nil
 
         public init() {}
 
@@ -34,6 +41,7 @@ public struct DenseStage: CheckpointedStage {
             dense.detail = detail
             dense.patchMatch.numThreads = threads
             dense.patchMatch.seed = seed
+            if let planarPriors { dense.patchMatch.planarPriors = planarPriors }
             dense.fusion.numThreads = threads
             if room { dense.fusion.minNumViews = max(dense.fusion.minNumViews, DenseOptions.roomFusionMinViews) }
             return dense

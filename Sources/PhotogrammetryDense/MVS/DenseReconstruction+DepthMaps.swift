@@ -177,12 +177,13 @@ extension DenseReconstruction {
         return (points, sensorPoints, false)
     }
 
-    /// Runs `body` for each job (``DenseOptions/concurrentImages`` at a time) and counts it done;
-    /// a job that throws is handed to `failed` and the others go on. Stops early on a cancel.
-    func runJobs(_ jobs: Range<Int>, counter: ProgressCounter, _ body: (Int) throws -> Void,
+    /// Runs `body` for each job (`concurrency` at a time, by default ``DenseOptions/concurrentImages``)
+    /// and counts it done; a job that throws is handed to `failed` and the others go on. Stops
+    /// early on a cancel.
+    func runJobs(_ jobs: Range<Int>, concurrency: Int? = nil, counter: ProgressCounter, _ body: (Int) throws -> Void,
                  failed: (Int, Error) -> Void) throws {
         let exhaustion = FirstError()
-        parallelFor(jobs.count, threads: options.concurrentImages) { j in
+        parallelFor(jobs.count, threads: concurrency ?? options.concurrentImages) { j in
             guard (try? counter.checkCancelled()) != nil, !exhaustion.isSet else { return }
             do {
                 try body(jobs.lowerBound + j)

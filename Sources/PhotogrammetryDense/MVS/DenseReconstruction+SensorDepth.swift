@@ -71,7 +71,8 @@ extension DenseReconstruction {
             hash.add(Self.sensorMinConfidence)
             return hash.hex
         }
-        try runJobs(views.indices, counter: counter) { i in
+        // One view per thread: each is a single-threaded pass over its pixels.
+        try runJobs(views.indices, concurrency: threads, counter: counter) { i in
             let view = views[i]
             guard let depth = source.depth(view.name), let image = model.images[view.id],
                   let camera = model.cameras[image.cameraID] else { return }

@@ -3,6 +3,7 @@ import XCTest
 @testable import PhotogrammetryCore
 @testable import PhotogrammetryBridge
 @testable import PhotogrammetryDense
+@testable import PhotogrammetrySparse
 import PhotogrammetryTestSupport
 
 /// The dense stage with sensor depth, on a rendered scene: a textured wall behind a plain grey
@@ -60,7 +61,7 @@ final class SensorDepthDenseTests: XCTestCase {
         let source = DenseReconstruction.SensorDepthSource(key: "test") { name in
             guard let metres = metresByName[name] else { return nil }
             let factor: Float = name == disagreeing ? 1.3 : 1
-            return DenseReconstruction.SensorDepth(width: first.width, height: first.height, metres: metres.map { $0 * factor })
+            return MetricDepthImage(width: first.width, height: first.height, metres: metres.map { $0 * factor })
         }
 
         func run(_ sensor: DenseReconstruction.SensorDepthSource?, _ name: String) throws -> (DenseReconstruction.Result, PointCloud) {

@@ -1,34 +1,19 @@
 import Foundation
 import PhotogrammetryCore
 import PhotogrammetryBridge
+import PhotogrammetrySparse
 
 extension DenseReconstruction {
-    /// A phone's depth image of one registered photo (LiDAR or TrueDepth), as fusion takes it.
-    public struct SensorDepth: Sendable {
-        public var width: Int
-        public var height: Int
-        /// Z-depth in metres, row-major from the top-left, covering the upright photo; 0 = none.
-        public var metres: [Float]
-        /// ARKit's confidence per depth pixel (0 low, 1 medium, 2 high), when the capture has it.
-        public var confidence: [UInt8]?
-
-        public init(width: Int, height: Int, metres: [Float], confidence: [UInt8]? = nil) {
-            self.width = width
-            self.height = height
-            self.metres = metres
-            self.confidence = confidence
-        }
-    }
-
     /// The capture's sensor depth: each image's, read when needed (a HEIC depth item is decoded
     /// only then), and one key of all of them that changes when any changes.
     public struct SensorDepthSource: Sendable {
         /// Changes when any image's depth changes (a digest of them all).
         public var key: String
-        /// The depth of the image with this name, nil when it has none or none usable.
-        public var depth: @Sendable (String) -> SensorDepth?
+        /// The depth of the image with this name (metres, covering the upright photo, with
+        /// ARKit's confidence when the capture has it), nil when it has none or none usable.
+        public var depth: @Sendable (String) -> MetricDepthImage?
 
-        public init(key: String, depth: @escaping @Sendable (String) -> SensorDepth?) {
+        public init(key: String, depth: @escaping @Sendable (String) -> MetricDepthImage?) {
             self.key = key
             self.depth = depth
         }
@@ -99,7 +84,7 @@ extension DenseReconstruction {
         // measured, the model's unit says it (metres: 1), else the depth cannot be placed.
         let captureScale: Double
         if !trusted.isEmpty {
-            captureScale = trusted.sorted()[trusted.count / 2]
+            captureScale = trusted.median()!
         } else if lengthUnit == .metres {
             captureScale = 1
         } else {

@@ -127,8 +127,7 @@ public struct DenseStage: CheckpointedStage {
         let byName = Dictionary(images.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         return DenseReconstruction.SensorDepthSource(key: key.isEmpty ? "heic" : key) { name in
             guard let image = byName[name], case .depth(let found) = depth.load(image) else { return nil }
-            return DenseReconstruction.SensorDepth(width: found.width, height: found.height, metres: found.metres,
-                                                   confidence: found.confidence)
+            return found
         }
     }
 }

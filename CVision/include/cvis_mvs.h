@@ -86,18 +86,28 @@ typedef struct cvis_patch_match_options {
   int32_t fine_views;             /* default 5: the full-resolution sweep after half resolution
                                      scores a pixel's candidates with the sources of the lowest
                                      costs of its upsampled plane only (0: every source) */
-  int32_t planar_prior;           /* default 0. 1: planar priors (ACMP, Xu & Tao 2020) in the
-                                     photometric pass: its confident pixels are triangulated in
-                                     the image, each triangle that passes the checks a plane, and
-                                     pixels photometry cannot decide (no texture, or a cost above
-                                     filter_max_cost) take their triangle's plane; confident
-                                     pixels try it as one more candidate on their own cost. Filled
-                                     pixels carry cost 2 (photometry did not decide them); the
-                                     geometric pass keeps them where filter_min_views sources
-                                     agree, and fusion's view count judges them as any pixel. */
+  int32_t planar_prior;           /* default 0. 1: planar priors (ACMP, Xu & Tao 2020) are on:
+                                     the planar-prior pass (CVIS_PATCH_MATCH_PLANAR_PRIOR) may run,
+                                     and the geometric pass keeps its filled pixels where
+                                     filter_min_views sources agree. The photometric pass ignores
+                                     it: a prior is made after every photometric map exists,
+                                     because each plane is checked against the sources' maps. */
 } cvis_patch_match_options;
 
 void cvis_patch_match_options_default(cvis_patch_match_options* options);
+
+/* The passes over one reference view. Photometric: random and sparse initialisation, matching
+ * cost alone. Geometric: starts from the reference's earlier map (previous_depth_path) and adds
+ * forward-backward consistency with the sources' photometric maps (source_depth_paths, one per
+ * source; a NULL entry skips that source's geometric term). Planar prior: keeps the reference's
+ * photometric map (previous_depth_path) and fills the pixels it left undecided from the planes
+ * of a triangulation of its confident pixels, each plane checked against the sources'
+ * photometric maps (source_depth_paths) first; needs options.planar_prior. */
+typedef enum cvis_patch_match_pass {
+  CVIS_PATCH_MATCH_PHOTOMETRIC = 0,
+  CVIS_PATCH_MATCH_GEOMETRIC = 1,
+  CVIS_PATCH_MATCH_PLANAR_PRIOR = 2,
+} cvis_patch_match_pass;
 
 /* What one depth map is computed from. */
 typedef struct cvis_patch_match_problem {
@@ -107,11 +117,8 @@ typedef struct cvis_patch_match_problem {
   double depth_min, depth_max;    /* search range along the reference's optical axis (z) */
   int32_t num_points;             /* sparse points seen by the reference, for initialisation */
   const double* points_in_world;  /* num_points x 3, may be NULL */
-  /* 0: photometric pass (random + sparse initialisation). 1: geometric pass: starts from the
-   * reference's photometric depth map (previous_depth_path) and adds forward-backward
-   * consistency with the sources' photometric depth maps (source_depth_paths, one per source;
-   * a NULL entry skips that source's geometric term). */
-  int32_t geometric;
+  /* Which pass this map is (cvis_patch_match_pass). */
+  int32_t pass;
   const char* previous_depth_path;
   const char* const* source_depth_paths;
 } cvis_patch_match_problem;

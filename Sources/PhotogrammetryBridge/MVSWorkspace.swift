@@ -61,8 +61,8 @@ public final class MVSWorkspace: @unchecked Sendable {
                 code: .invalidArgument,
                 message: "PatchMatchProblem: \(problem.sources.count) sources (at most 64) and \(problem.sourceDepths.count) source depth maps")
         }
-        if problem.geometric, problem.previousDepth == nil {
-            throw CVisionError(code: .invalidArgument, message: "PatchMatchProblem: the geometric pass needs previousDepth")
+        if problem.pass != .photometric, problem.previousDepth == nil {
+            throw CVisionError(code: .invalidArgument, message: "PatchMatchProblem: the \(problem.pass) pass needs previousDepth")
         }
         var cOptions = options.cOptions
         let sources = problem.sources.map { Int32($0) }
@@ -80,7 +80,7 @@ public final class MVSWorkspace: @unchecked Sendable {
                     c.depth_max = problem.depthRange.upperBound
                     c.num_points = Int32(problem.pointsInWorld.count)
                     c.points_in_world = problem.pointsInWorld.isEmpty ? nil : p.baseAddress
-                    c.geometric = problem.geometric ? 1 : 0
+                    c.pass = problem.pass.rawValue
                     c.previous_depth_path = d![problem.sourceDepths.count]
                     c.source_depth_paths = problem.sourceDepths.isEmpty ? nil : d
                     return cvis_patch_match(handle, &c, &cOptions, output.path)

@@ -44,10 +44,11 @@ public struct PatchMatchOptions: Sendable, Equatable {
     public var numThreads = Int(CoreDefaults.patchMatch.num_threads)
     /// Seed of the random initialisation and refinement. Default 0.
     public var seed = CoreDefaults.patchMatch.seed
-    /// Planar priors (ACMP) in the photometric pass: the confident pixels are triangulated in the
-    /// image and pixels photometry cannot decide (bare walls, floors, ceilings) take their
-    /// triangle's plane, marked for other views to confirm (see `cvis_patch_match_options`).
-    /// Default false.
+    /// Planar priors (ACMP): a pass of their own after the photometric one, in which the confident
+    /// pixels are triangulated in the image and pixels photometry cannot decide (bare walls,
+    /// floors, ceilings) take their triangle's plane once the sources' maps do not see through it,
+    /// marked for other views to confirm (see `cvis_patch_match_options`). The photometric pass
+    /// ignores it. Default false.
     public var planarPriors = CoreDefaults.patchMatch.planar_prior != 0
 
     /// Creates the default options.

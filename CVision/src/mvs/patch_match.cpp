@@ -48,7 +48,7 @@ cvis_status Solver::Load(Workspace& ws) {
     if (cvis_status s = ws.Grey(j, &grey); s != CVIS_OK) return s;
     full_src_grey_.push_back(grey);
   }
-  if (problem_.geometric) {
+  if (problem_.pass != CVIS_PATCH_MATCH_PHOTOMETRIC) {
     if (cvis_status s = ws.Depth(problem_.previous_depth_path, &previous_); s != CVIS_OK) return s;
     if (previous_->width != full_ref_.width || previous_->height != full_ref_.height) {
       return Fail(CVIS_INVALID_ARGUMENT,
@@ -137,7 +137,7 @@ float Solver::Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h,
   float costs[kMaxSources];
   if (consistent) *consistent = 0;
   const float geometric_max =
-      problem_.geometric ? float(options_.geom_consistency_regularizer * options_.geom_consistency_max_error) : 0.0f;
+      problem_.geometric() ? float(options_.geom_consistency_regularizer * options_.geom_consistency_max_error) : 0.0f;
   int seeing = 0;  // sources whose image holds the point: only these vote
   int seen_by[kMaxSources];
   for (int j = 0; j < num_sources; ++j) {
@@ -166,7 +166,7 @@ float Solver::Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h,
     const float ncc = PatchNcc(patch, window_, src.ptr<float>(), int(src.step1()), src.cols,
                                src.rows, H, x, y);
     cost = 1.0f - ncc;
-    if (problem_.geometric && src_depth_[size_t(j)]) {
+    if (problem_.geometric() && src_depth_[size_t(j)]) {
       bool ok;
       cost += float(options_.geom_consistency_regularizer) * GeometricError(j, X, pixel, &ok);
       if (consistent && ok) ++*consistent;
@@ -199,7 +199,7 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
   active_.assign(size_t(width_) * height_, 0);
   const bool record_views = from_coarse && level_index_ == 0 && options_.fine_views > 0;
   views_.assign(record_views ? size_t(width_) * height_ : 0, ~uint64_t(0));
-  const bool keep_priors = problem_.geometric && options_.planar_prior && previous_;
+  const bool keep_priors = problem_.geometric() && options_.planar_prior && previous_;
   prior_.assign(keep_priors ? size_t(width_) * height_ : 0, 0);
   const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
   ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
@@ -222,7 +222,7 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
       MakeRefPatch(grey, stride, width_, height_, x, y, window_, &patch);
       if (!patch.textured) continue;
       active_[i] = 1;
-      Random random(options_.seed, 0x1000 + level_index_ + (problem_.geometric ? 0x100 : 0), i);
+      Random random(options_.seed, 0x1000 + level_index_ + (problem_.geometric() ? 0x100 : 0), i);
       Hypothesis h;
       bool have = false;
       if (from_coarse) {
@@ -258,7 +258,7 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
       cost_[i] = Evaluate(patch, x, y, h, nullptr, ~uint64_t(0), record_views ? &views_[i] : nullptr);
     }
   });
-  if (from_coarse || problem_.geometric) return;
+  if (from_coarse || problem_.geometric()) return;
   // Sparse points: their depth with a fronto-parallel normal around their projection, kept
   // where it beats the random start.
   const View& ref = level_.ref;
@@ -285,9 +285,31 @@ void Solver::Initialise(bool from_coarse, int coarse_width, int coarse_height,
   }
 }
 
+void Solver::Restore() {
+  state_.assign(size_t(width_) * height_, Hypothesis{0, {0, 0, -1}});
+  cost_.assign(size_t(width_) * height_, kMaxCost);
+  active_.assign(size_t(width_) * height_, 0);
+  views_.clear();
+  ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
+    const int y = int(row);
+    RefPatch patch;
+    for (int x = 0; x < width_; ++x) {
+      const size_t i = size_t(y) * width_ + x;
+      if (!level_.mask.empty() && level_.mask.at<uint8_t>(y, x) == 0) continue;
+      // Active exactly where the photometric pass was: the same textured test on the same image.
+      MakeRefPatch(level_.grey.ptr<float>(), int(level_.grey.step1()), width_, height_, x, y, window_, &patch);
+      if (!patch.textured) continue;
+      active_[i] = 1;
+      state_[i].depth = previous_->depth[i];
+      for (int k = 0; k < 3; ++k) state_[i].normal[k] = previous_->normal[3 * i + k];
+      cost_[i] = previous_->cost[i];
+    }
+  });
+}
+
 void Solver::Finish(DepthMap* out) {
   *out = DepthMap(width_, height_);
-  const int min_views = problem_.geometric ? options_.filter_min_views : 0;
+  const int min_views = problem_.geometric() ? options_.filter_min_views : 0;
   const float max_cost = float(options_.filter_max_cost);
   const View& ref = level_.ref;
   ParallelFor(height_, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
@@ -320,7 +342,14 @@ void Solver::Finish(DepthMap* out) {
 }
 
 void Solver::Run(DepthMap* out) {
-  if (problem_.geometric) {
+  if (problem_.pass == CVIS_PATCH_MATCH_PLANAR_PRIOR) {
+    SetLevel(0);
+    Restore();
+    PlanarPrior();
+    Finish(out);
+    return;
+  }
+  if (problem_.geometric()) {
     // Starts from a converged photometric map: a third of the sweeps, local refinement only.
     SetLevel(0);
     Initialise(false, 0, 0, {}, {});
@@ -339,7 +368,6 @@ void Solver::Run(DepthMap* out) {
     for (int it = 0; it < options_.num_iterations; ++it) {
       for (int colour = 0; colour < 2; ++colour) Sweep(it, colour, true);
     }
-    if (options_.planar_prior) PlanarPrior();
     Finish(out);
     return;
   }
@@ -356,7 +384,6 @@ void Solver::Run(DepthMap* out) {
   SetLevel(0);
   Initialise(true, cw, ch, coarse, coarse_valid);
   for (int colour = 0; colour < 2; ++colour) Sweep(iterations, colour, false);
-  if (options_.planar_prior) PlanarPrior();
   Finish(out);
 }
 

@@ -9,7 +9,8 @@
 // count) and random refinement. The photometric pass solves coarse-to-fine (ACMM): half
 // resolution first, then the full resolution starts from the upsampled hypotheses. The
 // geometric pass starts from the photometric map and adds Schönberger's forward-backward
-// reprojection error through the sources' photometric maps to each source's cost.
+// reprojection error through the sources' photometric maps to each source's cost. The planar-prior
+// pass (patch_match_planar.cpp) keeps the photometric map and fills what it left undecided.
 #pragma once
 
 #include <string>
@@ -27,9 +28,11 @@ struct PatchMatchProblem {
   std::vector<int> sources;
   double depth_min = 0, depth_max = 0;
   std::vector<double> points_in_world;  // x, y, z per sparse point
-  bool geometric = false;
-  std::string previous_depth_path;
-  std::vector<std::string> source_depth_paths;  // per source; empty = no geometric term
+  cvis_patch_match_pass pass = CVIS_PATCH_MATCH_PHOTOMETRIC;
+  std::string previous_depth_path;              // geometric and planar-prior passes
+  std::vector<std::string> source_depth_paths;  // per source; empty = not used for that source
+
+  bool geometric() const { return pass == CVIS_PATCH_MATCH_GEOMETRIC; }
 };
 
 // Checks options; the message names the field (CVIS_INVALID_ARGUMENT).

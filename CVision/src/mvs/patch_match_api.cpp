@@ -101,11 +101,18 @@ extern "C" cvis_status cvis_patch_match(cvis_mvs_workspace* workspace,
       p.points_in_world.assign(problem->points_in_world,
                                problem->points_in_world + 3 * size_t(problem->num_points));
     }
-    p.geometric = problem->geometric != 0;
-    if (p.geometric) {
+    if (problem->pass < CVIS_PATCH_MATCH_PHOTOMETRIC || problem->pass > CVIS_PATCH_MATCH_PLANAR_PRIOR) {
+      return Fail(CVIS_INVALID_ARGUMENT, Str("cvis_patch_match: pass ", problem->pass, " is unknown"));
+    }
+    p.pass = cvis_patch_match_pass(problem->pass);
+    if (p.pass == CVIS_PATCH_MATCH_PLANAR_PRIOR && options->planar_prior == 0) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_patch_match: the planar-prior pass needs options.planar_prior");
+    }
+    if (p.pass != CVIS_PATCH_MATCH_PHOTOMETRIC) {
       if (problem->previous_depth_path == nullptr) {
         return Fail(CVIS_INVALID_ARGUMENT,
-                    "cvis_patch_match: the geometric pass needs previous_depth_path");
+                    p.geometric() ? "cvis_patch_match: the geometric pass needs previous_depth_path"
+                                  : "cvis_patch_match: the planar-prior pass needs previous_depth_path");
       }
       p.previous_depth_path = problem->previous_depth_path;
       for (int32_t j = 0; j < problem->num_sources; ++j) {

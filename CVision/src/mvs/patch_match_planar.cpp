@@ -1,22 +1,28 @@
 // Planar priors for PatchMatch, after Xu & Tao's ACMP (2020): a bare wall, floor or ceiling has
 // no texture for NCC to match, so photometry leaves it empty (no texture: the pixel is never
 // active) or undecided (faint texture: every plane costs about the same). Such surfaces are
-// piecewise planar, and their borders (corners, skirting, furniture, pictures) usually are
-// textured and matched. The confident pixels are triangulated in the image; a triangle whose
-// corners lie on one surface spans a plane, and the undecided pixels inside it take that plane.
+// planar, and their borders and what hangs on them (creases, skirting, pictures, a rug) usually
+// are textured and matched. So the view's large planes are found among its confident pixels,
+// each plane's confident pixels are triangulated in the image, and the undecided pixels inside a
+// triangle take its plane.
 //
-// Nothing here is accepted on photometry's behalf: a filled pixel is marked (cost 2, the cost of
-// no match) and must be confirmed by other views, by the geometric pass's forward-backward check
-// against sources that carry fills of their own, and by fusion, which keeps a point only where
-// enough views' depths agree. A wrong plane in one view (a triangle joining a wall to a chair in
-// front of it) lands elsewhere in each view, because each view triangulates its own pixels, so
-// agreement keeps it out; a right plane agrees wherever the surface is seen. Measured, that
-// holds only in part: neighbouring views of a walk pick nearly the same vertices, so their wrong
-// planes agree too (docs/benchmarks.md, Rooms); a check of each plane against other views'
-// confident pixels is what the fill still lacks.
+// ACMP triangulates all confident pixels together and takes each triangle's own plane. In a
+// room that makes slopes and chamfers: a triangle from a picture down to a table's edge in front
+// of the wall, or across the corner of two walls, lies on no surface, nothing in this view
+// contradicts it (the wall between is bare), and the neighbouring views of a walk triangulate the
+// same corners into the same wrong plane, so fusion's count of agreeing views keeps it. Measured
+// on a rendered room with bare walls, a third of the filled pixels were wrong that way
+// (docs/benchmarks.md, Rooms). Triangles made per surface cannot join two surfaces.
+//
+// The pass runs after every photometric map exists, so each triangle is also checked against
+// what the source views matched. Nothing here is accepted on photometry's behalf: a filled pixel
+// is marked (cost 2, the cost of no match) and must still be confirmed by other views, by the
+// geometric pass's forward-backward check when it runs, and by fusion, which keeps a point only
+// where enough views' depths agree.
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include <opencv2/imgproc.hpp>
 
@@ -27,26 +33,46 @@ namespace mvs {
 namespace internal {
 namespace {
 
-// One vertex per cell of this many pixels at most: the lowest-cost confident pixel in it. Dense
-// enough to follow a room's corners, sparse enough that triangles span bare walls.
+// A room's surfaces: the planes that hold many of the view's confident pixels (a wall with its
+// pictures and its creases, the floor with its rug), found one after another by RANSAC over a
+// sample of them. A point within kPlaneTolerance of its depth lies on a plane (PatchMatch's
+// depths on a textured plane scatter by about half of that); a plane needs kMinPlaneShare of the
+// sample, so a book on a table is not a surface, and at most kMaxPlanes are looked for: a box
+// room seen from inside shows at most five of its six sides, and a few more for its furniture.
+constexpr int kPlaneSample = 20000;
+constexpr int kPlaneIterations = 300;
+constexpr double kPlaneTolerance = 0.01;
+constexpr double kMinPlaneShare = 0.03;
+constexpr int kMaxPlanes = 8;
+// One vertex per surface per cell of this many pixels at most: the lowest-cost confident pixel
+// on it. Dense enough to follow a surface's outline, sparse enough that triangles span its bare
+// parts.
 constexpr int kCellPixels = 12;
-// Confident: mean 1 - NCC of the best views at most this (NCC 0.75); a vertex's error spreads
-// over its whole triangle, so vertices are held to a stricter rule than accepted pixels.
+// Confident: mean 1 - NCC of the best views at most this (NCC 0.75); a vertex bounds the area its
+// triangles fill, so vertices are held to a stricter rule than accepted pixels.
 constexpr float kVertexMaxCost = 0.25f;
-// The corners' own PatchMatch normals are not asked to agree with the plane: on a bare wall the
-// confident pixels are often the lines where it meets the ceiling or another wall, whose depth is
-// sure but whose normal is not (a line's texture fixes no plane). Those lines lie on the wall's
-// plane, and a triangle between them and a picture on the wall is the wall.
-// A triangle longer than this (3D edge over mean corner depth) is too coarse a guess: a plane
-// fitted through far-apart pixels bends with the smallest corner error.
-constexpr double kMaxEdgeOverDepth = 1.0;
-// A plane seen nearer than this to edge-on puts the smallest corner error into large depth errors.
-constexpr double kMaxViewAngleDeg = 80;
-// Accepted photometric pixels inside a triangle within this relative depth of its plane support
-// it; farther ones contradict it. More contradiction than support: the triangle crosses a depth
-// discontinuity (or its corners are wrong), and it fills nothing.
+// A vertex's neighbourhood: its cell's size around it. Its confident pixels within kLocalDepth of
+// the vertex's depth are its surface; kMinNeighbours of them or fewer and the vertex stands
+// alone, as a match on noise does, and is not used.
+constexpr int kNeighbourhoodRadius = 8;
+constexpr double kLocalDepth = 0.05;
+constexpr int kMinNeighbours = 5;
+// A pixel within kAgreement of a plane's depth lies on it. A triangle longer than
+// kMaxEdgeOverDepth (3D edge over its centre's depth) guesses too far from what was matched: what
+// stands in front of the surface there, or a door in it, has nothing to contradict it with.
 constexpr float kAgreement = 0.02f;
+constexpr double kMaxEdgeOverDepth = 1.0;
+// A surface seen nearer than this to edge-on puts the smallest error of its plane into large
+// depth errors.
+constexpr double kMaxViewAngleDeg = 80;
+// The triangle's accepted photometric pixels off its plane contradict it, those on it support
+// it; this many contradictions and more of them than support, and something stands in front of
+// the surface there (a chair, a lamp): the triangle fills nothing.
 constexpr int kMinContradictions = 10;
+// A source sees through a plane's point when its confident depth there is farther by more than
+// this: wider than kAgreement, so the source's own matching noise on the surface is not read as
+// seeing through it.
+constexpr float kSeenThrough = 0.05f;
 
 struct Vertex {
   float x, y;       // pixel position (centre)
@@ -59,6 +85,61 @@ struct Plane {
   bool valid;
 };
 
+// Up to kMaxPlanes planes through `points` (camera frame), most supported first, each refitted
+// to its inliers by least squares; the normals face the camera. Each point counts for the first
+// plane it lies on only: a crease is on two surfaces, and letting a later plane count the points
+// of earlier ones found planes pivoting on a crease through a few other points, on no surface
+// (on the rendered bare room, more of the filled pixels were wrong and fewer right).
+std::vector<Plane> DominantPlanes(std::vector<cv::Vec3d> points, uint64_t seed) {
+  std::vector<Plane> found;
+  const size_t min_inliers = std::max<size_t>(50, size_t(kMinPlaneShare * double(points.size())));
+  SplitMix64 random{seed};
+  auto on_plane = [](const Plane& p, const cv::Vec3d& X) {
+    return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d) <= kPlaneTolerance * X[2];
+  };
+  while (int(found.size()) < kMaxPlanes && points.size() >= min_inliers) {
+    Plane best{{0, 0, -1}, 1, false};
+    size_t best_count = 0;
+    for (int it = 0; it < kPlaneIterations; ++it) {
+      const cv::Vec3d& a = points[random.Next() % points.size()];
+      const cv::Vec3d& b = points[random.Next() % points.size()];
+      const cv::Vec3d& c = points[random.Next() % points.size()];
+      cv::Vec3d n = (b - a).cross(c - a);
+      const double norm = cv::norm(n);
+      if (!(norm > 0)) continue;
+      n *= 1.0 / norm;
+      const Plane plane{{n[0], n[1], n[2]}, -n.dot(a), true};
+      size_t count = 0;
+      for (const cv::Vec3d& X : points) count += on_plane(plane, X);
+      if (count > best_count) {
+        best_count = count;
+        best = plane;
+      }
+    }
+    if (best_count < min_inliers) break;
+    // Least squares: through the inliers' mean, normal along their least spread.
+    cv::Vec3d mean(0, 0, 0);
+    std::vector<cv::Vec3d> inliers, rest;
+    for (const cv::Vec3d& X : points) (on_plane(best, X) ? inliers : rest).push_back(X);
+    for (const cv::Vec3d& X : inliers) mean += X;
+    mean *= 1.0 / double(inliers.size());
+    cv::Matx33d covariance = cv::Matx33d::zeros();
+    for (const cv::Vec3d& X : inliers) covariance += (X - mean) * (X - mean).t();
+    cv::Matx31d values;
+    cv::Matx33d vectors;  // rows, largest value first
+    cv::eigen(covariance, values, vectors);
+    cv::Vec3d n(vectors(2, 0), vectors(2, 1), vectors(2, 2));
+    double d = -n.dot(mean);
+    if (d < 0) {
+      n = -n;
+      d = -d;
+    }
+    found.push_back(Plane{{n[0], n[1], n[2]}, d, true});
+    points = std::move(rest);
+  }
+  return found;
+}
+
 }  // namespace
 
 void Solver::PlanarPrior() {
@@ -67,132 +148,171 @@ void Solver::PlanarPrior() {
   const float max_cost = float(options_.filter_max_cost);
   const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
   auto in_mask = [&](int x, int y) { return level_.mask.empty() || level_.mask.at<uint8_t>(y, x) != 0; };
-
-  // Vertices: per cell the most confident pixel, then sparse points in cells without one (they
-  // were triangulated from features, so they stand where photometry found nothing confident).
-  std::vector<Vertex> vertices;
-  std::vector<int> vertex_at(size_t(w) * h, -1);
-  const int cells_x = (w + kCellPixels - 1) / kCellPixels, cells_y = (h + kCellPixels - 1) / kCellPixels;
-  std::vector<uint8_t> cell_used(size_t(cells_x) * cells_y, 0);
-  for (int cy = 0; cy < cells_y; ++cy) {
-    for (int cx = 0; cx < cells_x; ++cx) {
-      size_t best = 0;
-      float best_cost = kVertexMaxCost;
-      bool found = false;
-      for (int y = cy * kCellPixels; y < std::min(h, (cy + 1) * kCellPixels); ++y) {
-        for (int x = cx * kCellPixels; x < std::min(w, (cx + 1) * kCellPixels); ++x) {
-          const size_t i = size_t(y) * w + x;
-          if (active_[i] && cost_[i] <= best_cost) {
-            best_cost = cost_[i];
-            best = i;
-            found = true;
-          }
-        }
-      }
-      if (!found) continue;
-      const int x = int(best % size_t(w)), y = int(best / size_t(w));
-      Vertex v;
-      v.x = x + 0.5f;
-      v.y = y + 0.5f;
-      ref.CamFromPixel(v.x, v.y, state_[best].depth, v.X);
-      vertex_at[best] = int(vertices.size());
-      vertices.push_back(v);
-      cell_used[size_t(cy) * cells_x + cx] = 1;
-    }
-  }
-  for (size_t p = 0; p + 2 < problem_.points_in_world.size(); p += 3) {
-    double cam[3], u, v;
-    ref.CamFromWorld(&problem_.points_in_world[p], cam);
-    if (!ref.ProjectCam(cam, &u, &v)) continue;
-    if (!(u >= 0 && v >= 0 && u < w && v < h)) continue;
-    if (!(cam[2] >= depth_min && cam[2] <= depth_max)) continue;
-    const int x = int(u), y = int(v);
-    const size_t cell = size_t(y / kCellPixels) * cells_x + x / kCellPixels;
-    if (cell_used[cell] || !in_mask(x, y)) continue;
-    Vertex vertex;
-    vertex.x = x + 0.5f;
-    vertex.y = y + 0.5f;
-    ref.CamFromPixel(vertex.x, vertex.y, cam[2], vertex.X);
-    vertex_at[size_t(y) * w + x] = int(vertices.size());
-    vertices.push_back(vertex);
-    cell_used[cell] = 1;
-  }
-  if (vertices.size() < 3) return;
-
-  // Delaunay triangulation in the image: triangles join neighbouring vertices, none spans
-  // across a nearer one.
-  cv::Subdiv2D subdiv(cv::Rect(0, 0, w, h));
-  for (const Vertex& v : vertices) subdiv.insert(cv::Point2f(v.x, v.y));
-  std::vector<cv::Vec6f> list;
-  subdiv.getTriangleList(list);
-
-  const double cos_view = std::cos(kMaxViewAngleDeg * M_PI / 180);
-  std::vector<Plane> planes(list.size(), Plane{{0, 0, -1}, 1, false});
-  std::vector<std::array<int, 3>> corners(list.size(), {-1, -1, -1});
-  cv::Mat labels(h, w, CV_32S, cv::Scalar(-1));
-  for (size_t t = 0; t < list.size(); ++t) {
-    int id[3];
-    bool inside = true;
-    for (int k = 0; k < 3; ++k) {
-      const float x = list[t][2 * k], y = list[t][2 * k + 1];
-      // Subdiv2D's outer vertices lie far outside the image.
-      if (!(x >= 0 && y >= 0 && x < w && y < h)) {
-        inside = false;
-        break;
-      }
-      id[k] = vertex_at[size_t(int(y)) * w + int(x)];
-      if (id[k] < 0) inside = false;
-    }
-    if (!inside) continue;
-    const Vertex *a = &vertices[size_t(id[0])], *b = &vertices[size_t(id[1])], *c = &vertices[size_t(id[2])];
-    double e1[3], e2[3], e3[3], n[3];
-    for (int k = 0; k < 3; ++k) {
-      e1[k] = b->X[k] - a->X[k];
-      e2[k] = c->X[k] - a->X[k];
-      e3[k] = c->X[k] - b->X[k];
-    }
-    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-    const double norm = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    if (!(norm > 0)) continue;
-    for (int k = 0; k < 3; ++k) n[k] /= norm;
-    double n_dot_a = n[0] * a->X[0] + n[1] * a->X[1] + n[2] * a->X[2];
-    if (n_dot_a > 0) {
-      for (int k = 0; k < 3; ++k) n[k] = -n[k];
-      n_dot_a = -n_dot_a;
-    }
-    const double mean_depth = (a->X[2] + b->X[2] + c->X[2]) / 3;
-    auto length = [](const double* e) { return std::sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]); };
-    if (std::max({length(e1), length(e2), length(e3)}) > kMaxEdgeOverDepth * mean_depth) continue;
-    double centroid[3];
-    for (int k = 0; k < 3; ++k) centroid[k] = (a->X[k] + b->X[k] + c->X[k]) / 3;
-    if (-(n[0] * centroid[0] + n[1] * centroid[1] + n[2] * centroid[2]) < cos_view * length(centroid)) continue;
-    planes[t] = Plane{{n[0], n[1], n[2]}, -n_dot_a, true};
-    // Corners at pixel centres, rasterised with 4 bits of subpixel precision.
-    const cv::Point polygon[3] = {cv::Point(cvRound((a->x - 0.5f) * 16), cvRound((a->y - 0.5f) * 16)),
-                                  cv::Point(cvRound((b->x - 0.5f) * 16), cvRound((b->y - 0.5f) * 16)),
-                                  cv::Point(cvRound((c->x - 0.5f) * 16), cvRound((c->y - 0.5f) * 16))};
-    cv::fillConvexPoly(labels, polygon, 3, cv::Scalar(int(t)), cv::LINE_8, 4);
-  }
-
+  auto confident = [&](size_t i) { return active_[i] && cost_[i] <= max_cost && state_[i].depth > 0; };
+  auto on_surface = [](const Plane& p, const double* X) {
+    return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d) <= kAgreement * X[2];
+  };
   // The plane's depth along pixel (x, y)'s ray, or 0 where the ray misses it or leaves the range.
-  auto plane_depth = [&](const Plane& p, int x, int y) {
+  auto plane_depth = [&](const Plane& p, double x, double y) {
     const double rx = (x + 0.5 - ref.cx) / ref.fx, ry = (y + 0.5 - ref.cy) / ref.fy;
     const double n_dot_ray = p.n[0] * rx + p.n[1] * ry + p.n[2];
     if (!(n_dot_ray < 0)) return 0.0f;
     const float depth = float(p.d / -n_dot_ray);
     return depth >= depth_min && depth <= depth_max ? depth : 0.0f;
   };
+  // How many confident pixels around (x, y) lie on a surface at `depth`.
+  auto neighbours = [&](int px, int py, float depth) {
+    int count = 0;
+    for (int y = std::max(0, py - kNeighbourhoodRadius); y <= std::min(h - 1, py + kNeighbourhoodRadius); ++y) {
+      for (int x = std::max(0, px - kNeighbourhoodRadius); x <= std::min(w - 1, px + kNeighbourhoodRadius); ++x) {
+        const size_t i = size_t(y) * w + x;
+        count += confident(i) && std::fabs(state_[i].depth - depth) <= kLocalDepth * depth;
+      }
+    }
+    return count;
+  };
+  prior_.assign(size_t(w) * h, 0);
 
-  // Support: the triangle's accepted photometric pixels must mostly lie on its plane.
-  std::vector<int> support(list.size(), 0), contradiction(list.size(), 0);
+  // The view's surfaces, from a sample of its confident pixels spread over the image.
+  std::vector<cv::Vec3d> sample;
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const size_t i = size_t(y) * w + x;
+      if (!confident(i)) continue;
+      double X[3];
+      ref.CamFromPixel(x + 0.5, y + 0.5, state_[i].depth, X);
+      sample.emplace_back(X[0], X[1], X[2]);
+    }
+  }
+  if (sample.size() > size_t(kPlaneSample)) {
+    const size_t step = (sample.size() + kPlaneSample - 1) / kPlaneSample;
+    size_t kept = 0;
+    for (size_t k = 0; k < sample.size(); k += step) sample[kept++] = sample[k];
+    sample.resize(kept);
+  }
+  const std::vector<Plane> surfaces = DominantPlanes(std::move(sample), options_.seed ^ uint64_t(problem_.reference));
+
+  // Per surface, its vertices: per cell the most confident pixel on it with neighbours on it too
+  // (a lone match on noise is none), then sparse points on it in cells without one (they were
+  // triangulated from features, so they stand where photometry found nothing confident). Their
+  // Delaunay triangles in the image then lie on the surface between its matched parts: a bare
+  // wall between its pictures and creases. Triangles are made per surface because a triangle
+  // with corners on two surfaces is neither: a slope from a picture down to a table's edge in
+  // front of the wall, or a chamfer across the corner of two walls, and nothing in this view
+  // contradicts either. The surface's plane, fitted to thousands of pixels, stands for each of
+  // its triangles, which three corners would tilt with their errors.
+  const int cells_x = (w + kCellPixels - 1) / kCellPixels, cells_y = (h + kCellPixels - 1) / kCellPixels;
+  const double cos_view = std::cos(kMaxViewAngleDeg * M_PI / 180);
+  std::vector<Plane> planes;  // per triangle: its surface's plane, valid while no check rejects it
+  cv::Mat labels(h, w, CV_32S, cv::Scalar(-1)), label_depth(h, w, CV_32F, cv::Scalar(0));
+  std::vector<int> vertex_at(size_t(w) * h, -1);
+  for (const Plane& surface : surfaces) {
+    std::vector<Vertex> vertices;
+    std::vector<uint8_t> cell_used(size_t(cells_x) * cells_y, 0);
+    auto add = [&](int x, int y) {
+      Vertex v;
+      v.x = x + 0.5f;
+      v.y = y + 0.5f;
+      const float depth = plane_depth(surface, x, y);
+      if (!(depth > 0)) return;
+      ref.CamFromPixel(v.x, v.y, depth, v.X);
+      vertex_at[size_t(y) * w + x] = int(vertices.size());
+      vertices.push_back(v);
+      cell_used[size_t(y / kCellPixels) * cells_x + x / kCellPixels] = 1;
+    };
+    for (int cy = 0; cy < cells_y; ++cy) {
+      for (int cx = 0; cx < cells_x; ++cx) {
+        int best_x = -1, best_y = -1;
+        float best_cost = kVertexMaxCost;
+        for (int y = cy * kCellPixels; y < std::min(h, (cy + 1) * kCellPixels); ++y) {
+          for (int x = cx * kCellPixels; x < std::min(w, (cx + 1) * kCellPixels); ++x) {
+            const size_t i = size_t(y) * w + x;
+            if (!confident(i) || cost_[i] > best_cost) continue;
+            double X[3];
+            ref.CamFromPixel(x + 0.5, y + 0.5, state_[i].depth, X);
+            if (!on_surface(surface, X)) continue;
+            best_cost = cost_[i];
+            best_x = x;
+            best_y = y;
+          }
+        }
+        // The pixel itself is among its neighbours.
+        if (best_x < 0 || neighbours(best_x, best_y, state_[size_t(best_y) * w + best_x].depth) <= kMinNeighbours) continue;
+        add(best_x, best_y);
+      }
+    }
+    for (size_t p = 0; p + 2 < problem_.points_in_world.size(); p += 3) {
+      double cam[3], u, v;
+      ref.CamFromWorld(&problem_.points_in_world[p], cam);
+      if (!ref.ProjectCam(cam, &u, &v)) continue;
+      if (!(u >= 0 && v >= 0 && u < w && v < h)) continue;
+      if (!(cam[2] >= depth_min && cam[2] <= depth_max) || !on_surface(surface, cam)) continue;
+      const int x = int(u), y = int(v);
+      if (cell_used[size_t(y / kCellPixels) * cells_x + x / kCellPixels] || !in_mask(x, y)) continue;
+      add(x, y);
+    }
+    if (vertices.size() >= 3) {
+      cv::Subdiv2D subdiv(cv::Rect(0, 0, w, h));
+      for (const Vertex& v : vertices) subdiv.insert(cv::Point2f(v.x, v.y));
+      std::vector<cv::Vec6f> list;
+      subdiv.getTriangleList(list);
+      cv::Mat surface_labels(h, w, CV_32S, cv::Scalar(-1));
+      for (const cv::Vec6f& triangle : list) {
+        const Vertex* corner[3] = {nullptr, nullptr, nullptr};
+        for (int k = 0; k < 3; ++k) {
+          const float x = triangle[2 * k], y = triangle[2 * k + 1];
+          // Subdiv2D's outer vertices lie far outside the image.
+          if (!(x >= 0 && y >= 0 && x < w && y < h)) break;
+          const int id = vertex_at[size_t(int(y)) * w + int(x)];
+          if (id < 0) break;
+          corner[k] = &vertices[size_t(id)];
+        }
+        if (!corner[2]) continue;
+        double longest = 0, centroid[3] = {0, 0, 0};
+        for (int k = 0; k < 3; ++k) {
+          const double* A = corner[k]->X;
+          const double* B = corner[(k + 1) % 3]->X;
+          longest = std::max(longest, std::sqrt((A[0] - B[0]) * (A[0] - B[0]) + (A[1] - B[1]) * (A[1] - B[1]) +
+                                                (A[2] - B[2]) * (A[2] - B[2])));
+          for (int c = 0; c < 3; ++c) centroid[c] += A[c] / 3;
+        }
+        if (longest > kMaxEdgeOverDepth * centroid[2]) continue;
+        const double distance = std::sqrt(centroid[0] * centroid[0] + centroid[1] * centroid[1] + centroid[2] * centroid[2]);
+        if (-(surface.n[0] * centroid[0] + surface.n[1] * centroid[1] + surface.n[2] * centroid[2]) < cos_view * distance) continue;
+        // Corners at pixel centres, rasterised with 4 bits of subpixel precision.
+        cv::Point polygon[3];
+        for (int k = 0; k < 3; ++k) {
+          polygon[k] = cv::Point(cvRound((corner[k]->x - 0.5f) * 16), cvRound((corner[k]->y - 0.5f) * 16));
+        }
+        cv::fillConvexPoly(surface_labels, polygon, 3, cv::Scalar(int(planes.size())), cv::LINE_8, 4);
+        planes.push_back(surface);
+      }
+      // Where two surfaces' triangles overlap, the nearer one is in front.
+      for (int y = 0; y < h; ++y) {
+        const int* from = surface_labels.ptr<int>(y);
+        int* to = labels.ptr<int>(y);
+        float* nearest = label_depth.ptr<float>(y);
+        for (int x = 0; x < w; ++x) {
+          if (from[x] < 0) continue;
+          const float depth = plane_depth(surface, x, y);
+          if (!(depth > 0) || (to[x] >= 0 && nearest[x] <= depth)) continue;
+          to[x] = from[x];
+          nearest[x] = depth;
+        }
+      }
+    }
+    for (const Vertex& v : vertices) vertex_at[size_t(int(v.y)) * w + int(v.x)] = -1;
+  }
+
+  // Support: the triangle's accepted photometric pixels must mostly lie on its plane; more
+  // contradiction than support, and something stands in front of the surface there.
+  std::vector<int> support(planes.size(), 0), contradiction(planes.size(), 0);
   for (int y = 0; y < h; ++y) {
     const int* row = labels.ptr<int>(y);
     for (int x = 0; x < w; ++x) {
       const int t = row[x];
       const size_t i = size_t(y) * w + x;
-      if (t < 0 || !active_[i] || cost_[i] > max_cost) continue;
+      if (t < 0 || !confident(i)) continue;
       const float depth = plane_depth(planes[size_t(t)], x, y);
       if (depth > 0 && std::fabs(state_[i].depth - depth) <= kAgreement * depth) {
         ++support[size_t(t)];
@@ -205,9 +325,48 @@ void Solver::PlanarPrior() {
     if (contradiction[t] >= kMinContradictions && contradiction[t] > support[t]) planes[t].valid = false;
   }
 
+  // The sources' word. A triangle may hold a surface's plane where the surface is not: across a
+  // doorway or a window in a wall, past the end of a wall where the room turns, where a bare
+  // object stands in front of it. Another view that sees there from elsewhere may have matched
+  // what is behind: a source pixel that photometry matched confidently, farther than the plane's
+  // point it shows, says the space there is empty. More such pixels than pixels on the plane,
+  // and the triangle fills nothing. A source pixel nearer than the plane's point says nothing:
+  // something may stand in front of the surface in that view only.
+  std::vector<int> seen_on(planes.size(), 0), seen_through(planes.size(), 0);
+  for (size_t j = 0; j < src_depth_.size(); ++j) {
+    const DepthMap* map = src_depth_[j].get();
+    if (!map) continue;
+    const SourceGeometry& g = level_.geometry[j];
+    for (int y = 0; y < h; ++y) {
+      const int* row = labels.ptr<int>(y);
+      for (int x = 0; x < w; ++x) {
+        const int t = row[x];
+        if (t < 0 || !planes[size_t(t)].valid) continue;
+        const float depth = plane_depth(planes[size_t(t)], x, y);
+        if (!(depth > 0)) continue;
+        double X[3], Xs[3];
+        ref.CamFromPixel(x + 0.5f, y + 0.5f, depth, X);
+        for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
+        if (!(Xs[2] > 0)) continue;
+        const double u = g.fx * Xs[0] / Xs[2] + g.cx, v = g.fy * Xs[1] / Xs[2] + g.cy;
+        if (!(u >= 0 && v >= 0 && u < map->width && v < map->height)) continue;
+        const size_t k = map->Index(int(u), int(v));
+        const float ds = map->depth[k];
+        if (!(ds > 0) || map->cost[k] > max_cost) continue;
+        const double zs = Xs[2];
+        if (std::fabs(ds - zs) <= kAgreement * zs) {
+          ++seen_on[size_t(t)];
+        } else if (ds > (1 + kSeenThrough) * zs) {
+          ++seen_through[size_t(t)];
+        }
+      }
+    }
+  }
+  for (size_t t = 0; t < planes.size(); ++t) {
+    if (seen_through[t] >= kMinContradictions && seen_through[t] > seen_on[t]) planes[t].valid = false;
+  }
   // Fill. Confident pixels keep photometry's plane unless the prior's matches better on their
   // own cost; undecided ones take the prior's plane, marked as such.
-  prior_.assign(size_t(w) * h, 0);
   ParallelFor(h, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
     const int y = int(row);
     const int* label = labels.ptr<int>(y);

@@ -90,9 +90,12 @@ class Solver {
   float GeometricError(int j, const double* X, const float* pixel, bool* consistent) const;
   void RandomNormal(Random& random, int x, int y, float* n) const;
   void FaceCamera(int x, int y, float* n) const;
+  // The planar-prior pass's start: the photometric map (previous_) as the state it was left in.
+  void Restore();
   void Finish(DepthMap* out);
   // Planar priors (patch_match_planar.cpp): fills the pixels photometry left undecided from the
-  // planes of a triangulation of the confident ones. Full resolution, photometric pass.
+  // planes of a triangulation of the confident ones, each plane checked against the sources'
+  // photometric maps. Full resolution, the planar-prior pass.
   void PlanarPrior();
 
   const PatchMatchProblem& problem_;
@@ -106,7 +109,7 @@ class Solver {
   std::vector<View> full_src_views_;
   std::vector<std::shared_ptr<const cv::Mat>> full_src_grey_;
   std::shared_ptr<const DepthMap> previous_;
-  std::vector<std::shared_ptr<const DepthMap>> src_depth_;  // geometric pass, per source
+  std::vector<std::shared_ptr<const DepthMap>> src_depth_;  // geometric and planar-prior passes, per source
 
   Level level_;
   int level_index_ = 0;
@@ -117,7 +120,7 @@ class Solver {
   // Full resolution after half: per pixel, the sources (bits) its candidates are scored with.
   std::vector<uint64_t> views_;  // inside the mask, the window inside the image, textured
   // Planar priors: pixels whose hypothesis is their triangle's plane, not photometry's choice
-  // (empty when the option is off). Finish keeps them past the cost filter; in the geometric pass
+  // (empty in the photometric pass). Finish keeps them past the cost filter; in the geometric pass
   // they stay fixed and must agree with filter_min_views sources.
   std::vector<uint8_t> prior_;
 };

@@ -80,7 +80,7 @@ void Solver::Sweep(int iteration, int colour, bool random_refinement) {
       // The full-resolution sweep after half resolution starts from converged planes: only the
       // four near regions propagate (the long strips carry planes across untextured stretches,
       // which the coarse level already did); about 40 % fewer candidates.
-      const bool near_only = !random_refinement && level_index_ == 0 && !problem_.geometric;
+      const bool near_only = !random_refinement && level_index_ == 0 && !problem_.geometric();
       for (int r = 0; r < 8; ++r) {
         if (near_only && (r & 1)) continue;  // odd regions are the long strips
         const auto& region = regions_.region[r];
@@ -110,7 +110,7 @@ void Solver::Sweep(int iteration, int colour, bool random_refinement) {
       }
       // Refinement around the best: perturbed (and early on random) depth and normal.
       Random random(options_.seed, (uint64_t(level_index_) << 32) ^ (uint64_t(iteration) << 8) ^
-                                       uint64_t(colour) ^ (problem_.geometric ? 0x10000 : 0), i);
+                                       uint64_t(colour) ^ (problem_.geometric() ? 0x10000 : 0), i);
       const Hypothesis current = best;
       Hypothesis perturbed_depth = current, perturbed_normal = current;
       perturbed_depth.depth = std::min(depth_max, std::max(depth_min,

@@ -14,7 +14,7 @@ extension DenseReconstruction {
     /// The depth maps made (by workspace index; nil where an image has none) and their entries.
     struct DepthMapFiles {
         var photometric: [URL?]
-        /// The maps fusion reads: the geometric pass's, or the photometric ones without it.
+        /// The maps fusion reads: those of the last pass that ran (geometric, planar-prior or photometric).
         var fused: [URL?]
         var fusedEntries: [DenseManifest.Entry?]
         package var neighbours: [[Int]]
@@ -43,24 +43,27 @@ extension DenseReconstruction {
         return jobs
     }
 
-    /// Step 3: the photometric pass over every job, then the geometric pass when
-    /// ``DenseOptions/geometricPass`` asks for it; each depth map is reused when the manifest says
-    /// it was made from the same inputs.
+    /// Step 3: the photometric pass over every job, then the planar-prior pass when
+    /// ``PatchMatchOptions/planarPriors`` asks for it, then the geometric pass when
+    /// ``DenseOptions/geometricPass`` does; each depth map is reused when the manifest says it was
+    /// made from the same inputs.
     func computeDepthMaps(_ jobs: [DepthJob], views: [PreparedView], workspace: MVSWorkspace, store: ManifestStore,
                           skipped: inout [RejectedImage]) throws -> DepthMapFiles {
         var patchMatch = options.patchMatch
         patchMatch.numThreads = max(1, patchMatch.numThreads / options.concurrentImages)
         var keyed = patchMatch
         keyed.numThreads = 0  // threads do not change a result the key should care about
-        let optionsKey = String(describing: keyed)
-        let passes = options.geometricPass ? 2 : 1
+        // The photometric pass ignores planar priors, so its maps are shared with runs without them.
+        var photometricKeyed = keyed
+        photometricKeyed.planarPriors = false
+        let passes = 1 + (patchMatch.planarPriors ? 1 : 0) + (options.geometricPass ? 1 : 0)
         let counter = ProgressCounter(stage: "dense: depth maps", total: passes * jobs.count, sink: progress)
         let tally = Tally(count: views.count)
 
         let photometricEntries = jobs.map { job -> DenseManifest.Entry in
             var hash = StableHash()
             hash.add("photometric")
-            hash.add(optionsKey)
+            hash.add(String(describing: photometricKeyed))
             hash.add(job.pointsInWorld.count)
             var values = [job.depthRange.lowerBound, job.depthRange.upperBound]
             for index in [job.index] + job.sources {
@@ -77,8 +80,7 @@ extension DenseReconstruction {
             let url = depthFolder.appendingPathComponent(views[job.index].flatName + ".photometric.cvdm")
             try produce(url, entry: photometricEntries[j], store: store, tally: tally) {
                 let problem = PatchMatchProblem(reference: job.index, sources: job.sources, depthRange: job.depthRange,
-                                                pointsInWorld: job.pointsInWorld, geometric: false,
-                                                previousDepth: nil, sourceDepths: [])
+                                                pointsInWorld: job.pointsInWorld)
                 try workspace.computeDepthMap(problem, options: patchMatch, output: url)
             }
             tally.photometric[job.index] = url
@@ -89,42 +91,60 @@ extension DenseReconstruction {
         let photometric = tally.photometric.values
         var neighbours = [[Int]](repeating: [], count: views.count)
         for job in jobs { neighbours[job.index] = job.sources }
-        guard options.geometricPass else {
-            skipped += tally.failures
-            let entries = photometric.indices.map { photometric[$0] == nil ? nil : photometricEntryOf[$0] }
-            return DepthMapFiles(photometric: photometric, fused: photometric, fusedEntries: entries,
-                                 neighbours: neighbours, computed: tally.computed, reused: tally.reused)
+        var latest = PassMaps(urls: photometric,
+                              entries: photometric.indices.map { photometric[$0] == nil ? nil : photometricEntryOf[$0] })
+        let later: [PatchMatchProblem.Pass] = (patchMatch.planarPriors ? [.planarPrior] : [])
+            + (options.geometricPass ? [.geometric] : [])
+        for pass in later {
+            latest = try laterPass(pass, after: latest, jobs: jobs, views: views, options: patchMatch,
+                                   optionsKey: String(describing: keyed), workspace: workspace, store: store,
+                                   counter: counter, tally: tally)
         }
+        skipped += tally.failures
+        return DepthMapFiles(photometric: photometric, fused: latest.urls, fusedEntries: latest.entries,
+                             neighbours: neighbours, computed: tally.computed, reused: tally.reused)
+    }
+
+    /// One pass's maps by workspace index, and the manifest entries they were made from.
+    struct PassMaps {
+        var urls: [URL?]
+        var entries: [DenseManifest.Entry?]
+    }
+
+    /// The planar-prior or geometric pass over every job that has a map from the pass before:
+    /// each starts from its own map of that pass and reads its sources' maps of it.
+    func laterPass(_ pass: PatchMatchProblem.Pass, after previous: PassMaps, jobs: [DepthJob], views: [PreparedView],
+                   options patchMatch: PatchMatchOptions, optionsKey: String, workspace: MVSWorkspace,
+                   store: ManifestStore, counter: ProgressCounter, tally: Tally) throws -> PassMaps {
+        let name = pass == .geometric ? "geometric" : "planar"
+        let urls = ResultSlots<URL>(count: views.count)
+        let entries = ResultSlots<DenseManifest.Entry>(count: views.count)
         try runJobs(jobs.indices, counter: counter) { j in
             let job = jobs[j]
-            guard let previous = photometric[job.index] else { return }
+            guard let own = previous.urls[job.index] else { return }
             var hash = StableHash()
-            hash.add("geometric")
+            hash.add(name)
             hash.add(optionsKey)
             var values: [Double] = []
             for index in [job.index] + job.sources {
-                let entry = photometric[index] == nil ? nil : photometricEntryOf[index]
+                let entry = previous.urls[index] == nil ? nil : previous.entries[index]
                 hash.add(entry?.key ?? "none")
                 values += entry?.values ?? []
             }
             let entry = DenseManifest.Entry(key: hash.hex, values: values)
-            let url = depthFolder.appendingPathComponent(views[job.index].flatName + ".geometric.cvdm")
+            let url = depthFolder.appendingPathComponent(views[job.index].flatName + ".\(name).cvdm")
             try produce(url, entry: entry, store: store, tally: tally) {
                 let problem = PatchMatchProblem(reference: job.index, sources: job.sources, depthRange: job.depthRange,
-                                                pointsInWorld: job.pointsInWorld, geometric: true,
-                                                previousDepth: previous, sourceDepths: job.sources.map { photometric[$0] })
+                                                pointsInWorld: job.pointsInWorld, pass: pass,
+                                                previousDepth: own, sourceDepths: job.sources.map { previous.urls[$0] })
                 try workspace.computeDepthMap(problem, options: patchMatch, output: url)
             }
-            tally.geometric[job.index] = url
-            tally.geometricEntries[job.index] = entry
+            urls[job.index] = url
+            entries[job.index] = entry
         } failed: { j, error in
-            tally.fail(views[jobs[j].index].name, "geometric depth map failed: \(error)")
+            tally.fail(views[jobs[j].index].name, "\(name) depth map failed: \(error)")
         }
-
-        skipped += tally.failures
-        return DepthMapFiles(photometric: photometric, fused: tally.geometric.values,
-                             fusedEntries: tally.geometricEntries.values, neighbours: neighbours,
-                             computed: tally.computed, reused: tally.reused)
+        return PassMaps(urls: urls.values, entries: entries.values)
     }
 
     /// Step 5: fuses the depth maps (``DepthMapFiles/fused``, and the sensor's) into the cloud, or
@@ -220,8 +240,6 @@ extension DenseReconstruction {
     /// What concurrent depth-map jobs produce, by workspace index.
     final class Tally: @unchecked Sendable {
         let photometric: ResultSlots<URL>
-        package let geometric: ResultSlots<URL>
-        let geometricEntries: ResultSlots<DenseManifest.Entry>
         private let lock = NSLock()
         private(set) var computed = 0
         private(set) var reused = 0
@@ -229,8 +247,6 @@ extension DenseReconstruction {
 
         package init(count: Int) {
             photometric = ResultSlots(count: count)
-            geometric = ResultSlots(count: count)
-            geometricEntries = ResultSlots(count: count)
         }
 
         package func count(reused wasReused: Bool) {

@@ -344,20 +344,22 @@ final class PatchMatchTests: XCTestCase {
         XCTAssertTrue(String(describing: options).hasSuffix("seed: 0, planarPriors: true)"))
     }
 
-    /// `--planar-priors auto` is off (rooms too, for now); on or off overrides it; a run without
-    /// them has a stage key that does not mention them.
-    func testPlanarPriorsAutoIsOffAndOnTurnsThemOn() {
+    /// `--planar-priors auto` is on for rooms and off otherwise; on or off overrides it; a run
+    /// without them has a stage key that does not mention them.
+    func testPlanarPriorsAutoIsOnForRoomsOnly() {
         var stage = DenseStage.Options()
         XCTAssertFalse(stage.effective(threads: 1).patchMatch.planarPriors)
         XCTAssertFalse(stage.keyText.contains("planar"))
         stage.room = true
+        XCTAssertTrue(stage.effective(threads: 1).patchMatch.planarPriors)
+        XCTAssertTrue(stage.keyText.contains("planarPriors: true"))
+        stage.planarPriors = false
         XCTAssertFalse(stage.effective(threads: 1).patchMatch.planarPriors)
         XCTAssertFalse(stage.keyText.contains("planar"))
+        stage.room = false
         stage.planarPriors = true
         XCTAssertTrue(stage.effective(threads: 1).patchMatch.planarPriors)
         XCTAssertTrue(stage.keyText.contains("planarPriors: true"))
-        stage.room = false
-        XCTAssertTrue(stage.effective(threads: 1).patchMatch.planarPriors)
         stage.planarPriors = false
         XCTAssertFalse(stage.effective(threads: 1).patchMatch.planarPriors)
         var options = ReconstructionOptions()

@@ -328,10 +328,11 @@ extension CommandSpec.Option {
     static let room = Self("room", "The room is the subject (a walk-through): masks the capture carries are not used, pairs "
                            + "are chosen as for a walk, and the mesh leaves unseen space open.")
 
-    static let planarPriors = Self("planar-priors", value: "auto|on|off", "Planar priors in the dense stage: the confidently "
-                                   + "matched pixels of each depth map are triangulated into planes, and pixels with no texture "
-                                   + "to match (bare walls, floors, ceilings) take their plane where other views agree with it.",
-                                   default: "auto: off (on a textureless room they still let wrong planes through)",
+    static let planarPriors = Self("planar-priors", value: "auto|on|off", "Planar priors in the dense stage: each depth "
+                                   + "map's large planes are found among its confidently matched pixels, and pixels with no "
+                                   + "texture to match (bare walls, floors, ceilings) between the matched parts of one plane "
+                                   + "take it, where other views do not see through it and agree with it.",
+                                   default: "auto: on with --room, off otherwise",
                                    allowed: ["auto", "on", "off"])
 
     static let mask = Self("mask", value: "mask.json|MASK_DIR|none", "Masks that restrict features, and the dense and mesh "

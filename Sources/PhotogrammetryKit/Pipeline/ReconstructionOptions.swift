@@ -12,8 +12,8 @@ public struct ReconstructionOptions: Sendable {
     public var sparseOnly = false
     /// The room is the subject (walk-through capture). Default false.
     public var room = false
-    /// Planar priors in the dense stage's PatchMatch (`--planar-priors on|off`); nil (auto): off
-    /// for now (``DenseStage/Options/planarPriors`` says why). Default nil.
+    /// Planar priors in the dense stage's PatchMatch (`--planar-priors on|off`); nil (auto): on for
+    /// rooms (``DenseStage/Options/planarPriors`` says why). Default nil.
     public var planarPriors: Bool? = nil
     /// Which masks restrict features (and later dense and mesh work). Default automatic.
     public var mask = MaskSelection.automatic

@@ -149,6 +149,24 @@ final class PatchMatchTests: XCTestCase {
         return (try DepthMap.load(output), truth, onSphere)
     }
 
+    /// The reference's map without and with planar priors, its true depths, and which of its pixels
+    /// see a point within `radius` of the scene's blank patch's centre.
+    private func solveWithPlanarPriors(_ scene: MVSTestScene, within radius: Double) throws
+        -> (plain: DepthMap, prior: DepthMap, truth: [Float], inside: (Int) -> Bool) {
+        let (plain, truth, _) = try solve(scene, depthRange: 3...5.5)
+        var options = PatchMatchOptions()
+        options.planarPriors = true
+        let prior = try solve(scene, depthRange: 3...5.5, options: options, pass: .planarPrior).map
+        let width = plain.width, camera = scene.views[0], centre = scene.blank?.center ?? .zero
+        let inside: (Int) -> Bool = { i in
+            let x = i % width, y = i / width
+            let ray = SIMD3((Double(x) + 0.5 - camera.cx) / camera.fx, (Double(y) + 0.5 - camera.cy) / camera.fy, 1)
+            let offset = camera.camFromWorld.inverse.apply(ray * Double(truth[i])) - centre
+            return truth[i] > 0 && (offset * offset).sum().squareRoot() < radius
+        }
+        return (plain, prior, truth, inside)
+    }
+
     /// Valid share, median relative depth error and the share within 1 % of the truth over the
     /// pixels `include` selects.
     private func score(_ map: DepthMap, truth: [Float], include: (Int) -> Bool)
@@ -266,19 +284,8 @@ final class PatchMatchTests: XCTestCase {
     func testPlanarPriorsFillATexturelessPatchOfAPlane() throws {
         var scene = MVSTestScene(surfaces: [tiltedPlane])
         scene.blank = (center: .zero, radius: 0.8)
-        let (plain, truth, _) = try solve(scene, depthRange: 3...5.5)
-        var options = PatchMatchOptions()
-        options.planarPriors = true
-        let prior = try solve(scene, depthRange: 3...5.5, options: options, pass: .planarPrior).map
         // The disc's pixels well inside it (their windows hold no texture), from the truth.
-        let width = plain.width
-        let camera = scene.views[0]
-        let inside: (Int) -> Bool = { i in
-            let x = i % width, y = i / width
-            let ray = SIMD3((Double(x) + 0.5 - camera.cx) / camera.fx, (Double(y) + 0.5 - camera.cy) / camera.fy, 1)
-            let point = camera.camFromWorld.inverse.apply(ray * Double(truth[i]))
-            return truth[i] > 0 && (point * point).sum().squareRoot() < 0.6
-        }
+        let (plain, prior, truth, inside) = try solveWithPlanarPriors(scene, within: 0.6)
         let blankCount = truth.indices.filter(inside).count
         XCTAssertGreaterThan(blankCount, 500)
         let without = score(plain, truth: truth, include: inside)
@@ -310,18 +317,7 @@ final class PatchMatchTests: XCTestCase {
         var scene = MVSTestScene(surfaces: [.plane(normal: a, offset: -(a * SIMD3(0, 0, 1)).sum()),
                                             .plane(normal: b, offset: -(b * SIMD3(0, 0, 1)).sum())])
         scene.blank = (center: SIMD3(0, 0, 1), radius: 0.7)
-        let (plain, truth, _) = try solve(scene, depthRange: 3...5.5)
-        var options = PatchMatchOptions()
-        options.planarPriors = true
-        let prior = try solve(scene, depthRange: 3...5.5, options: options, pass: .planarPrior).map
-        let width = plain.width
-        let camera = scene.views[0]
-        let inside: (Int) -> Bool = { i in
-            let x = i % width, y = i / width
-            let ray = SIMD3((Double(x) + 0.5 - camera.cx) / camera.fx, (Double(y) + 0.5 - camera.cy) / camera.fy, 1)
-            let point = camera.camFromWorld.inverse.apply(ray * Double(truth[i])) - SIMD3(0, 0, 1)
-            return truth[i] > 0 && (point * point).sum().squareRoot() < 0.45
-        }
+        let (plain, prior, truth, inside) = try solveWithPlanarPriors(scene, within: 0.45)
         XCTAssertGreaterThan(truth.indices.filter(inside).count, 300)
         XCTAssertLessThan(score(plain, truth: truth, include: inside).valid, 0.05)
         let with = score(prior, truth: truth, include: inside)

@@ -192,6 +192,75 @@ void Solver::PlanarPrior() {
   }
   const std::vector<Plane> surfaces = DominantPlanes(std::move(sample), options_.seed ^ uint64_t(problem_.reference));
 
+  std::vector<Plane> planes;  // per triangle: its surface's plane, valid while no check rejects it
+
+  // The checks a triangle must pass before it fills anything, over the pixels `triangle_labels`
+  // gives each triangle (before triangles of other surfaces cover them: a triangle rejected here
+  // must not hide another surface's that passes).
+  auto judge = [&](const cv::Mat& triangle_labels) {
+    // Support: the triangle's accepted photometric pixels must mostly lie on its plane; more
+    // contradiction than support, and something stands in front of the surface there.
+    std::vector<int> support(planes.size(), 0), contradiction(planes.size(), 0);
+    for (int y = 0; y < h; ++y) {
+      const int* row = triangle_labels.ptr<int>(y);
+      for (int x = 0; x < w; ++x) {
+        const int t = row[x];
+        const size_t i = size_t(y) * w + x;
+        if (t < 0 || !confident(i)) continue;
+        const float depth = plane_depth(planes[size_t(t)], x, y);
+        if (depth > 0 && std::fabs(state_[i].depth - depth) <= kAgreement * depth) {
+          ++support[size_t(t)];
+        } else {
+          ++contradiction[size_t(t)];
+        }
+      }
+    }
+    for (size_t t = 0; t < planes.size(); ++t) {
+      if (contradiction[t] >= kMinContradictions && contradiction[t] > support[t]) planes[t].valid = false;
+    }
+
+    // The sources' word. A triangle may hold a surface's plane where the surface is not: across a
+    // doorway or a window in a wall, past the end of a wall where the room turns, where a bare
+    // object stands in front of it. Another view that sees there from elsewhere may have matched
+    // what is behind: a source pixel that photometry matched confidently, farther than the plane's
+    // point it shows, says the space there is empty. More such pixels than pixels on the plane,
+    // and the triangle fills nothing. A source pixel nearer than the plane's point says nothing:
+    // something may stand in front of the surface in that view only.
+    std::vector<int> seen_on(planes.size(), 0), seen_through(planes.size(), 0);
+    for (size_t j = 0; j < src_depth_.size(); ++j) {
+      const DepthMap* map = src_depth_[j].get();
+      if (!map) continue;
+      const SourceGeometry& g = level_.geometry[j];
+      for (int y = 0; y < h; ++y) {
+        const int* row = triangle_labels.ptr<int>(y);
+        for (int x = 0; x < w; ++x) {
+          const int t = row[x];
+          if (t < 0 || !planes[size_t(t)].valid) continue;
+          const float depth = plane_depth(planes[size_t(t)], x, y);
+          if (!(depth > 0)) continue;
+          double X[3], Xs[3];
+          ref.CamFromPixel(x + 0.5f, y + 0.5f, depth, X);
+          for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
+          if (!(Xs[2] > 0)) continue;
+          const double u = g.fx * Xs[0] / Xs[2] + g.cx, v = g.fy * Xs[1] / Xs[2] + g.cy;
+          if (!(u >= 0 && v >= 0 && u < map->width && v < map->height)) continue;
+          const size_t k = map->Index(int(u), int(v));
+          const float ds = map->depth[k];
+          if (!(ds > 0) || map->cost[k] > max_cost) continue;
+          const double zs = Xs[2];
+          if (std::fabs(ds - zs) <= kAgreement * zs) {
+            ++seen_on[size_t(t)];
+          } else if (ds > (1 + kSeenThrough) * zs) {
+            ++seen_through[size_t(t)];
+          }
+        }
+      }
+    }
+    for (size_t t = 0; t < planes.size(); ++t) {
+      if (seen_through[t] >= kMinContradictions && seen_through[t] > seen_on[t]) planes[t].valid = false;
+    }
+  };
+
   // Per surface, its vertices: per cell the most confident pixel on it with neighbours on it too
   // (a lone match on noise is none), then sparse points on it in cells without one (they were
   // triangulated from features, so they stand where photometry found nothing confident). Their
@@ -203,7 +272,6 @@ void Solver::PlanarPrior() {
   // its triangles, which three corners would tilt with their errors.
   const int cells_x = (w + kCellPixels - 1) / kCellPixels, cells_y = (h + kCellPixels - 1) / kCellPixels;
   const double cos_view = std::cos(kMaxViewAngleDeg * M_PI / 180);
-  std::vector<Plane> planes;  // per triangle: its surface's plane, valid while no check rejects it
   cv::Mat labels(h, w, CV_32S, cv::Scalar(-1)), label_depth(h, w, CV_32F, cv::Scalar(0));
   std::vector<int> vertex_at(size_t(w) * h, -1);
   for (const Plane& surface : surfaces) {
@@ -287,13 +355,14 @@ void Solver::PlanarPrior() {
         cv::fillConvexPoly(surface_labels, polygon, 3, cv::Scalar(int(planes.size())), cv::LINE_8, 4);
         planes.push_back(surface);
       }
+      judge(surface_labels);
       // Where two surfaces' triangles overlap, the nearer one is in front.
       for (int y = 0; y < h; ++y) {
         const int* from = surface_labels.ptr<int>(y);
         int* to = labels.ptr<int>(y);
         float* nearest = label_depth.ptr<float>(y);
         for (int x = 0; x < w; ++x) {
-          if (from[x] < 0) continue;
+          if (from[x] < 0 || !planes[size_t(from[x])].valid) continue;
           const float depth = plane_depth(surface, x, y);
           if (!(depth > 0) || (to[x] >= 0 && nearest[x] <= depth)) continue;
           to[x] = from[x];
@@ -304,67 +373,6 @@ void Solver::PlanarPrior() {
     for (const Vertex& v : vertices) vertex_at[size_t(int(v.y)) * w + int(v.x)] = -1;
   }
 
-  // Support: the triangle's accepted photometric pixels must mostly lie on its plane; more
-  // contradiction than support, and something stands in front of the surface there.
-  std::vector<int> support(planes.size(), 0), contradiction(planes.size(), 0);
-  for (int y = 0; y < h; ++y) {
-    const int* row = labels.ptr<int>(y);
-    for (int x = 0; x < w; ++x) {
-      const int t = row[x];
-      const size_t i = size_t(y) * w + x;
-      if (t < 0 || !confident(i)) continue;
-      const float depth = plane_depth(planes[size_t(t)], x, y);
-      if (depth > 0 && std::fabs(state_[i].depth - depth) <= kAgreement * depth) {
-        ++support[size_t(t)];
-      } else {
-        ++contradiction[size_t(t)];
-      }
-    }
-  }
-  for (size_t t = 0; t < planes.size(); ++t) {
-    if (contradiction[t] >= kMinContradictions && contradiction[t] > support[t]) planes[t].valid = false;
-  }
-
-  // The sources' word. A triangle may hold a surface's plane where the surface is not: across a
-  // doorway or a window in a wall, past the end of a wall where the room turns, where a bare
-  // object stands in front of it. Another view that sees there from elsewhere may have matched
-  // what is behind: a source pixel that photometry matched confidently, farther than the plane's
-  // point it shows, says the space there is empty. More such pixels than pixels on the plane,
-  // and the triangle fills nothing. A source pixel nearer than the plane's point says nothing:
-  // something may stand in front of the surface in that view only.
-  std::vector<int> seen_on(planes.size(), 0), seen_through(planes.size(), 0);
-  for (size_t j = 0; j < src_depth_.size(); ++j) {
-    const DepthMap* map = src_depth_[j].get();
-    if (!map) continue;
-    const SourceGeometry& g = level_.geometry[j];
-    for (int y = 0; y < h; ++y) {
-      const int* row = labels.ptr<int>(y);
-      for (int x = 0; x < w; ++x) {
-        const int t = row[x];
-        if (t < 0 || !planes[size_t(t)].valid) continue;
-        const float depth = plane_depth(planes[size_t(t)], x, y);
-        if (!(depth > 0)) continue;
-        double X[3], Xs[3];
-        ref.CamFromPixel(x + 0.5f, y + 0.5f, depth, X);
-        for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
-        if (!(Xs[2] > 0)) continue;
-        const double u = g.fx * Xs[0] / Xs[2] + g.cx, v = g.fy * Xs[1] / Xs[2] + g.cy;
-        if (!(u >= 0 && v >= 0 && u < map->width && v < map->height)) continue;
-        const size_t k = map->Index(int(u), int(v));
-        const float ds = map->depth[k];
-        if (!(ds > 0) || map->cost[k] > max_cost) continue;
-        const double zs = Xs[2];
-        if (std::fabs(ds - zs) <= kAgreement * zs) {
-          ++seen_on[size_t(t)];
-        } else if (ds > (1 + kSeenThrough) * zs) {
-          ++seen_through[size_t(t)];
-        }
-      }
-    }
-  }
-  for (size_t t = 0; t < planes.size(); ++t) {
-    if (seen_through[t] >= kMinContradictions && seen_through[t] > seen_on[t]) planes[t].valid = false;
-  }
   // Fill. Confident pixels keep photometry's plane unless the prior's matches better on their
   // own cost; undecided ones take the prior's plane, marked as such.
   ParallelFor(h, options_.num_threads, 1, [&](int64_t row, int64_t, int) {

@@ -22,13 +22,26 @@ typedef struct cvis_fusion_options {
                                      depths (a phone's LiDAR is good to 1-2 % per pixel, the
                                      photographs to a fraction of that); the re-projection limit
                                      grows in the same proportion */
+  int32_t min_num_sensor_views;   /* default 2: views that must agree for a sensor point. The
+                                     sensor measures each frame on its own, metric and with no
+                                     baseline to triangulate, so two frames agreeing within
+                                     max_sensor_depth_error are two independent measurements;
+                                     a room's surface seen from two places only is kept */
+  int32_t num_sensor_neighbours;  /* default 8: the sensor pass checks a view against the views
+                                     whose sensor depth shares the most surface with its own
+                                     (as well as its neighbours[] ones): photometric sources
+                                     are ranked by sparse points and triangulation angle, and
+                                     a plain wall has few of the one and needs none of the
+                                     other */
 } cvis_fusion_options;
 
 /* Sensor depth joining fusion: per view, a depth map made by cvis_mvs_sensor_depth_map (NULL:
  * none) and the factor that takes its depths (metres) into the model's units. After the
  * photometric maps are fused, the sensor maps are fused the same way over the pixels no point
- * took, within max_sensor_depth_error: the photographs' points are exactly those without
- * sensor depth, and the sensor fills what they could not agree on. */
+ * took, within max_sensor_depth_error, by min_num_sensor_views views each checked against its
+ * neighbours[] and its num_sensor_neighbours views of most shared sensor surface: the
+ * photographs' points are exactly those without sensor depth, and the sensor fills what they
+ * could not agree on. */
 typedef struct cvis_fusion_sensor_depths {
   const char* const* depth_paths;
   const double* scales;

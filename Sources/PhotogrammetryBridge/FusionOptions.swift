@@ -24,6 +24,16 @@ public struct FusionOptions: Sendable, Equatable {
     /// Largest relative difference between two sensor depths (a phone's LiDAR is good to 1–2 %
     /// a pixel); the re-projection limit grows in the same proportion. Default 0.03.
     public var maxSensorDepthError = CoreDefaults.fusion.max_sensor_depth_error
+    /// Views that must agree on a point made from sensor depth, the reference included. Default
+    /// 2: each frame's sensor depth is its own metric measurement, so a second frame agreeing
+    /// within ``maxSensorDepthError`` confirms it as a third photograph confirms a matched depth
+    /// (rooms keep this while their photographs need ``DenseOptions/roomFusionMinViews``).
+    public var minNumSensorViews = Int(CoreDefaults.fusion.min_num_sensor_views)
+    /// Views, besides its photometric neighbours, that a view's sensor depth is checked against:
+    /// those whose sensor depth shares the most surface with its own. Photometric neighbours are
+    /// ranked by shared sparse points and triangulation angle; a plain wall has few of the one
+    /// and the sensor needs none of the other. Default 8.
+    public var numSensorNeighbours = Int(CoreDefaults.fusion.num_sensor_neighbours)
 
     /// Creates the default options.
     public init() {}
@@ -43,12 +53,19 @@ public struct FusionOptions: Sendable, Equatable {
         }
         guard (1...256).contains(numThreads) else { throw fail("numThreads must be in 1...256") }
         guard maxSensorDepthError > 0, maxSensorDepthError.isFinite else { throw fail("maxSensorDepthError must be > 0") }
+        guard minNumSensorViews >= 1, minNumSensorViews <= Int(Int32.max) else {
+            throw fail("minNumSensorViews must be >= 1")
+        }
+        guard numSensorNeighbours >= 0, numSensorNeighbours <= 256 else {
+            throw fail("numSensorNeighbours must be in 0...256")
+        }
     }
 
     func cOptions() -> cvis_fusion_options {
         cvis_fusion_options(
             min_num_views: Int32(minNumViews), max_reprojection_error: maxReprojectionError,
             max_depth_error: maxDepthError, max_normal_error_deg: maxNormalErrorDeg,
-            num_threads: Int32(numThreads), max_sensor_depth_error: maxSensorDepthError)
+            num_threads: Int32(numThreads), max_sensor_depth_error: maxSensorDepthError,
+            min_num_sensor_views: Int32(minNumSensorViews), num_sensor_neighbours: Int32(numSensorNeighbours))
     }
 }

@@ -25,8 +25,11 @@ extension MVSWorkspace {
     ///   - sensorDepths: Per view, a sensor depth map (``sensorDepthMap(view:depth:camera:output:)``)
     ///     and the factor from its metres to the model's units, or nil; empty: none. After the
     ///     photometric maps, the sensor maps are fused the same way over the pixels no point took,
-    ///     agreeing within ``FusionOptions/maxSensorDepthError``: the photographs' points are those
-    ///     made without sensor depth, and the sensor fills what they could not agree on.
+    ///     agreeing within ``FusionOptions/maxSensorDepthError`` in
+    ///     ``FusionOptions/minNumSensorViews`` views, each view checked against its `neighbours`
+    ///     and the ``FusionOptions/numSensorNeighbours`` views whose sensor depth shares the most
+    ///     surface with its own: the photographs' points are those made without sensor depth, and
+    ///     the sensor fills what they could not agree on.
     /// - Returns: The number of points written, and of them those made from sensor depth.
     /// - Throws: ``CVisionError``: `.invalidArgument` for invalid options, counts that do not
     ///   match the views, a bad neighbour index, a comment with a line break or a depth map whose

@@ -88,6 +88,9 @@ final class OptionDefaultsTests: XCTestCase {
         XCTAssertEqual(o.maxDepthError, 0.01)
         XCTAssertEqual(o.maxNormalErrorDeg, 30)
         XCTAssertEqual(o.numThreads, 2)
+        XCTAssertEqual(o.maxSensorDepthError, 0.03)
+        XCTAssertEqual(o.minNumSensorViews, 2)
+        XCTAssertEqual(o.numSensorNeighbours, 8)
     }
 
     func testPatchMatchDefaults() {

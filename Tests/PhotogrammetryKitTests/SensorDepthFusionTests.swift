@@ -129,4 +129,67 @@ final class SensorDepthFusionTests: XCTestCase {
                                       neighbours: FusionTests.allNeighbours, output: wrong)
         XCTAssertEqual(with.points - with.sensorPoints, without.points)
     }
+
+    /// Distances of the cloud's points with x < -0.05 (where the photographs have no depth) to
+    /// the true plane, in model units.
+    static func sensorSideDistances(_ cloud: PointCloud) -> [Double] {
+        cloud.points.filter { $0.x < -0.05 }.map {
+            abs(dot(FusionTests.planeNormal, SIMD3<Double>(Double($0.x), Double($0.y), Double($0.z))) - FusionTests.planeOffset)
+        }
+    }
+
+    func testTwoSensorViewsAgreeingMakeAPointWhereThePhotographsNeedThree() throws {
+        // Only views 0 and 1 carry sensor depth: a surface two frames measured. The photographs
+        // are asked for three views, as for rooms; the sensor for two by default.
+        let (workspace, photometric, sensor) = try scene()
+        let two: [(url: URL, scale: Double)?] = sensor.enumerated().map { $0.offset < 2 ? ($0.element, Self.unitsPerMetre) : nil }
+        var options = FusionOptions()
+        options.minNumViews = 3
+        let kept = directory.appendingPathComponent("two.ply"), dropped = directory.appendingPathComponent("three.ply")
+        let made = try workspace.fuse(depthMaps: photometric, sensorDepths: two, neighbours: FusionTests.allNeighbours,
+                                      options: options, output: kept)
+        options.minNumSensorViews = 3
+        let none = try workspace.fuse(depthMaps: photometric, sensorDepths: two, neighbours: FusionTests.allNeighbours,
+                                      options: options, output: dropped)
+        XCTAssertEqual(none.sensorPoints, 0, "two sensor views cannot make a three-view point")
+        XCTAssertEqual(made.points - made.sensorPoints, none.points, "the photographs' points do not change")
+        // The empty half of a view is about half its 3072 pixels; a point takes one pixel of each view.
+        XCTAssertGreaterThan(made.sensorPoints, FusionTests.width * FusionTests.height / 4)
+        // Two views' smoothed depths (0.7 % RMS each, 2 % noise before smoothing) averaged: about
+        // 0.5 % of the depth, and no point beyond the 3 % within which they agree.
+        let distances = Self.sensorSideDistances(try PointCloud.load(kept))
+        XCTAssertGreaterThan(distances.count, made.sensorPoints * 8 / 10)
+        let rms = (distances.map { $0 * $0 }.reduce(0, +) / Double(distances.count)).squareRoot()
+        XCTAssertLessThan(rms, 0.006 * FusionTests.planeOffset)
+        XCTAssertLessThan(distances.max() ?? 0, 0.03 * FusionTests.planeOffset)
+    }
+
+    func testSensorPassFindsTheViewsSharingItsSurfaceWithoutPhotometricNeighbours() throws {
+        // No view lists another (a plain wall's sparse points too few to rank photometric
+        // sources): the sensor pass checks each view against the views whose sensor depth lies on
+        // the same surface, and fills the plane as when every view lists every other.
+        let (workspace, _, sensor) = try scene()
+        let noPhotographs = [URL?](repeating: nil, count: 4)
+        let scaled = sensor.map { Optional(($0, Self.unitsPerMetre)) }
+        let unlisted = [[Int]](repeating: [], count: 4)
+        let found = directory.appendingPathComponent("found.ply"), listed = directory.appendingPathComponent("listed.ply")
+        let alone = directory.appendingPathComponent("alone.ply")
+        let byOverlap = try workspace.fuse(depthMaps: noPhotographs, sensorDepths: scaled, neighbours: unlisted, output: found)
+        let byList = try workspace.fuse(depthMaps: noPhotographs, sensorDepths: scaled, neighbours: FusionTests.allNeighbours,
+                                        output: listed)
+        var options = FusionOptions()
+        options.numSensorNeighbours = 0
+        let none = try workspace.fuse(depthMaps: noPhotographs, sensorDepths: scaled, neighbours: unlisted, options: options,
+                                      output: alone)
+        XCTAssertEqual(none.points, 0, "without neighbours of either kind no view has another to agree with")
+        XCTAssertGreaterThan(byList.sensorPoints, FusionTests.width * FusionTests.height / 2)
+        XCTAssertEqual(Double(byOverlap.sensorPoints), Double(byList.sensorPoints), accuracy: 0.05 * Double(byList.sensorPoints))
+        let cloud = try PointCloud.load(found)
+        let distances = cloud.points.map {
+            abs(dot(FusionTests.planeNormal, SIMD3<Double>(Double($0.x), Double($0.y), Double($0.z))) - FusionTests.planeOffset)
+        }
+        let rms = (distances.map { $0 * $0 }.reduce(0, +) / Double(max(1, distances.count))).squareRoot()
+        XCTAssertLessThan(rms, 0.005 * FusionTests.planeOffset)
+        XCTAssertLessThan(distances.max() ?? 0, 0.03 * FusionTests.planeOffset)
+    }
 }

@@ -10,6 +10,15 @@
 // sensor's looser limits, and agreement between views is still what makes a point, so a wrong
 // sensor pixel of one view makes none.
 //
+// The sensor pass differs from the photometric one where the sensor's nature says it should. Two
+// views agreeing make a sensor point (min_num_sensor_views): each frame's depth is an independent
+// metric measurement, smoothed over its neighbourhood, so a second frame agreeing within the
+// sensor's error confirms it the way a third photograph confirms a matched depth; a surface two
+// frames see is then kept, where the photographs' three-view rule would drop it. And a view is
+// checked against the views whose sensor depth shares the most surface with its own, besides its
+// photometric sources: those are ranked by the sparse points two views share and by their
+// triangulation angle, and a plain wall has few sparse points while the sensor needs no angle.
+//
 // Determinism with threads: a band of rows is evaluated in parallel against the "used" marks as
 // they stand at the start of the band, then committed sequentially in row-major order; a commit
 // drops observations an earlier commit of the band took. The output does not depend on the
@@ -159,7 +168,7 @@ class Fuser {
   void EvaluateRow(const LoadedView& reference, const std::vector<LoadedView>& neighbours, int y,
                    RowCandidates* row) const {
     const View& ref = *reference.view;
-    const int needed = options_.min_num_views - 1;
+    const int needed = MinViews() - 1;
     // The sensor pass is held to the sensor's limits: its depth error, and the re-projection
     // error that much depth error makes.
     const double max_depth_error = sensor_ ? options_.max_sensor_depth_error : options_.max_depth_error;
@@ -223,7 +232,7 @@ class Fuser {
       const Observation* last = &row.observations[size_t(row.begin[k + 1])];
       int count = 0;
       for (const Observation* o = first; o != last; ++o) count += used_.Get(o->view, o->pixel) ? 0 : 1;
-      if (count < options_.min_num_views) continue;
+      if (count < MinViews()) continue;
       double position[3] = {0, 0, 0}, normal[3] = {0, 0, 0}, color[3] = {0, 0, 0};
       for (const Observation* o = first; o != last; ++o) {
         if (used_.Get(o->view, o->pixel)) continue;
@@ -243,6 +252,8 @@ class Fuser {
       if (sensor_) ++sensor_points_;
     }
   }
+
+  int MinViews() const { return sensor_ ? options_.min_num_sensor_views : options_.min_num_views; }
 
   int ViewPixels(int view) const { return workspace_.view(view).width * workspace_.view(view).height; }
 
@@ -282,16 +293,86 @@ class Fuser {
   std::vector<uint8_t> colors_;
 };
 
+// Pixels of a view's sensor map sampled to measure which views share its surface: every
+// kOverlapStride-th pixel of every kOverlapStride-th row, about 4800 at 640 x 480.
+constexpr int kOverlapStride = 8;
+
+// Per view with a sensor map, up to `count` other views ranked by how many of its sampled sensor
+// points fall in their frame on their own sensor depth (within max_error), most first, ties by
+// index; views sharing none are left out. Each map is read once: the samples of every view are
+// kept as world points (a few tens of kB a view), then every map is checked against all samples.
+cvis_status SensorNeighbours(Workspace& ws, const std::vector<std::string>& paths,
+                             const std::vector<double>& scales, int count, double max_error,
+                             int num_threads, std::vector<std::vector<int>>* out) {
+  const int n = ws.NumViews();
+  out->assign(size_t(n), {});
+  if (count <= 0) return CVIS_OK;
+  std::vector<std::vector<cv::Vec3d>> samples(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (paths[size_t(i)].empty()) continue;
+    std::shared_ptr<const DepthMap> map;
+    if (cvis_status s = ws.Depth(paths[size_t(i)], &map); s != CVIS_OK) return s;
+    const View& view = ws.view(i);
+    for (int y = kOverlapStride / 2; y < map->height; y += kOverlapStride) {
+      for (int x = kOverlapStride / 2; x < map->width; x += kOverlapStride) {
+        const double depth = map->Depth(x, y) * scales[size_t(i)];
+        if (!(depth > 0)) continue;
+        double cam[3], world[3];
+        view.CamFromPixel(x + 0.5, y + 0.5, depth, cam);
+        view.WorldFromCam(cam, world);
+        samples[size_t(i)].emplace_back(world[0], world[1], world[2]);
+      }
+    }
+  }
+  // shared[i * n + j]: samples of view i on view j's sensor surface.
+  std::vector<int32_t> shared(size_t(n) * size_t(n), 0);
+  for (int j = 0; j < n; ++j) {
+    if (paths[size_t(j)].empty()) continue;
+    std::shared_ptr<const DepthMap> map;
+    if (cvis_status s = ws.Depth(paths[size_t(j)], &map); s != CVIS_OK) return s;
+    const View& view = ws.view(j);
+    const float scale = float(scales[size_t(j)]);
+    ParallelFor(n, num_threads, 1, [&](int64_t begin, int64_t end, int) {
+      for (int64_t i = begin; i < end; ++i) {
+        if (i == j) continue;
+        int32_t agreeing = 0;
+        for (const cv::Vec3d& point : samples[size_t(i)]) {
+          double cam[3], u, v;
+          view.CamFromWorld(point.val, cam);
+          if (!view.ProjectCam(cam, &u, &v) || u < 0 || v < 0 || u >= view.width || v >= view.height) continue;
+          const float depth = map->Depth(int(u), int(v)) * scale;
+          agreeing += depth > 0 && std::abs(cam[2] - depth) <= max_error * depth;
+        }
+        shared[size_t(i) * size_t(n) + size_t(j)] = agreeing;
+      }
+    });
+  }
+  for (int i = 0; i < n; ++i) {
+    std::vector<int>& ranked = (*out)[size_t(i)];
+    for (int j = 0; j < n; ++j) {
+      if (shared[size_t(i) * size_t(n) + size_t(j)] > 0) ranked.push_back(j);
+    }
+    std::sort(ranked.begin(), ranked.end(), [&](int a, int b) {
+      const int32_t sa = shared[size_t(i) * size_t(n) + size_t(a)], sb = shared[size_t(i) * size_t(n) + size_t(b)];
+      return sa != sb ? sa > sb : a < b;
+    });
+    if (int(ranked.size()) > count) ranked.resize(size_t(count));
+  }
+  return CVIS_OK;
+}
+
 cvis_status CheckOptions(const cvis_fusion_options& o) {
   if (o.min_num_views < 1 || !(o.max_reprojection_error > 0) || !(o.max_depth_error > 0) ||
       !(o.max_normal_error_deg > 0) || !(o.max_normal_error_deg <= 180) || o.num_threads < 1 ||
-      o.num_threads > 256 || !(o.max_sensor_depth_error > 0)) {
+      o.num_threads > 256 || !(o.max_sensor_depth_error > 0) || o.min_num_sensor_views < 1 ||
+      o.num_sensor_neighbours < 0) {
     return Fail(CVIS_INVALID_ARGUMENT,
                 Str("cvis_fuse_depth_maps: options out of range (min_num_views ", o.min_num_views,
                     ", max_reprojection_error ", o.max_reprojection_error, ", max_depth_error ",
                     o.max_depth_error, ", max_normal_error_deg ", o.max_normal_error_deg,
                     ", num_threads ", o.num_threads, ", max_sensor_depth_error ",
-                    o.max_sensor_depth_error, ")"));
+                    o.max_sensor_depth_error, ", min_num_sensor_views ", o.min_num_sensor_views,
+                    ", num_sensor_neighbours ", o.num_sensor_neighbours, ")"));
   }
   return CVIS_OK;
 }
@@ -308,6 +389,8 @@ extern "C" void cvis_fusion_options_default(cvis_fusion_options* options) {
   options->max_normal_error_deg = 30.0;
   options->num_threads = 2;
   options->max_sensor_depth_error = 0.03;
+  options->min_num_sensor_views = 2;
+  options->num_sensor_neighbours = 8;
 }
 
 extern "C" cvis_status cvis_fuse_depth_maps(cvis_mvs_workspace* workspace,
@@ -383,14 +466,26 @@ extern "C" cvis_status cvis_fuse_depth_maps_with_sensor(cvis_mvs_workspace* work
     // The photometric pass, then the sensor's over the pixels it left unused.
     for (const bool sensor_pass : {false, true}) {
       const std::vector<std::string>& pass_paths = sensor_pass ? sensor_paths : paths;
+      if (std::all_of(pass_paths.begin(), pass_paths.end(), [](const std::string& p) { return p.empty(); })) continue;
+      std::vector<std::vector<int>> pass_neighbours(static_cast<size_t>(n));
+      if (sensor_pass) {
+        if (cvis_status s = SensorNeighbours(ws, sensor_paths, sensor_scales, options->num_sensor_neighbours,
+                                             options->max_sensor_depth_error, options->num_threads, &pass_neighbours);
+            s != CVIS_OK) {
+          return s;
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        std::vector<int>& listed = pass_neighbours[size_t(i)];
+        listed.insert(listed.begin(), neighbours + neighbour_offsets[i], neighbours + neighbour_offsets[i + 1]);
+      }
       fuser.SetSensorPass(sensor_pass);
       for (int i = 0; i < n; ++i) {
         if (pass_paths[size_t(i)].empty()) continue;
         LoadedView reference;
         if (cvis_status s = fuser.Load(i, &reference); s != CVIS_OK) return s;
         std::vector<LoadedView> loaded;
-        for (int32_t k = neighbour_offsets[i]; k < neighbour_offsets[i + 1]; ++k) {
-          const int j = neighbours[k];
+        for (const int j : pass_neighbours[size_t(i)]) {
           // A neighbour without a map in this pass cannot vote; one listed twice votes once.
           if (pass_paths[size_t(j)].empty() ||
               std::any_of(loaded.begin(), loaded.end(), [&](const LoadedView& v) { return v.index == j; })) {

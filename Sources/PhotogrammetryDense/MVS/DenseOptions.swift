@@ -17,7 +17,9 @@ public struct DenseOptions: Sendable {
     /// keeps only what two depth maps agree on, and the geometric pass drops surface those maps
     /// hold, at a large share of the dense stage's time (docs/benchmarks.md).
     public var geometricPass = false
-    /// Rooms fuse a point only where at least this many views agree. A room's mesh must stay
+    /// Rooms fuse a photometric point only where at least this many views agree (sensor points
+    /// take ``FusionOptions/minNumSensorViews``, two: each frame's depth is its own metric
+    /// measurement). A room's mesh must stay
     /// where surfaces were seen, and the cloud's noise is what Poisson spans there: three views
     /// leave a fraction of two views' stray points for nearly the same coverage
     /// (docs/benchmarks.md).

@@ -21,7 +21,7 @@ public struct DenseStage: CheckpointedStage {
         /// Seed of PatchMatch's random initialisation. Default 0.
         public var seed: UInt64 = 0
         /// The capture is a room (`--room`): fusion asks at least
-        /// ``DenseOptions/roomFusionMinViews`` views. Default false.
+        /// ``DenseOptions/roomFusionMinViews`` views of the photographs. Default false.
         public var room = false
         /// The capture's sensor depth joins fusion (`--sensor-depth`). Default true.
         public var sensorDepth = true

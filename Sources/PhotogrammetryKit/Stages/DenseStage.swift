@@ -26,9 +26,9 @@ public struct DenseStage: CheckpointedStage {
         /// The capture's sensor depth joins fusion (`--sensor-depth`). Default true.
         public var sensorDepth = true
         /// Planar priors in PatchMatch (`--planar-priors`); nil (auto) turns them on for rooms. On the
-        /// rendered bare room they raised completeness at 5 cm from 20 to 33 % at the same accuracy
-        /// (99.6 → 99.2 % within 5 cm), and changed synthetic-room, whose walls are textured, by
-        /// nothing that matters (docs/benchmarks.md, Rooms). Objects are left without them: they are
+        /// rendered bare room they raised completeness at 5 cm from 20 to 37 %, accuracy staying
+        /// above 98 % (99.6 → 98.2 % within 5 cm), and changed synthetic-room, whose walls are
+        /// textured, by nothing that matters (docs/benchmarks.md, Rooms). Objects are left without them: they are
         /// not measured on objects yet. Default nil.
         public var planarPriors: Bool? = nil
 

@@ -399,5 +399,24 @@ final class PatchMatchTests: XCTestCase {
         XCTAssertThrowsError(try workspace.computeDepthMap(
             PatchMatchProblem(reference: 0, sources: [1], depthRange: 3...5, pass: .geometric),
             options: PatchMatchOptions(), output: output))
+        // The planar-prior pass needs the reference's photometric map and the option on.
+        var priors = PatchMatchOptions()
+        priors.planarPriors = true
+        XCTAssertThrowsError(try workspace.computeDepthMap(
+            PatchMatchProblem(reference: 0, sources: [1], depthRange: 3...5, pass: .planarPrior),
+            options: priors, output: output))
+        let photometric = directory.appendingPathComponent("photometric.dm")
+        try workspace.computeDepthMap(PatchMatchProblem(reference: 0, sources: [1], depthRange: 3...5),
+                                      options: PatchMatchOptions(), output: photometric)
+        XCTAssertThrowsError(try workspace.computeDepthMap(
+            PatchMatchProblem(reference: 0, sources: [1], depthRange: 3...5, pass: .planarPrior,
+                              previousDepth: photometric, sourceDepths: [nil]),
+            options: PatchMatchOptions(), output: output)) { error in
+            XCTAssertTrue("\(error)".contains("planar_prior"), "\(error)")
+        }
+        XCTAssertNoThrow(try workspace.computeDepthMap(
+            PatchMatchProblem(reference: 0, sources: [1], depthRange: 3...5, pass: .planarPrior,
+                              previousDepth: photometric, sourceDepths: [nil]),
+            options: priors, output: output))
     }
 }

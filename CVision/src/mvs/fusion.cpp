@@ -299,8 +299,9 @@ constexpr int kOverlapStride = 8;
 
 // Per view with a sensor map, up to `count` other views ranked by how many of its sampled sensor
 // points fall in their frame on their own sensor depth (within max_error), most first, ties by
-// index; views sharing none are left out. Each map is read once: the samples of every view are
-// kept as world points (a few tens of kB a view), then every map is checked against all samples.
+// index; views sharing none are left out. Each map is read twice, not once per pair: first for
+// its samples, kept as world points (a few tens of kB a view), then to check every other view's
+// samples against it.
 cvis_status SensorNeighbours(Workspace& ws, const std::vector<std::string>& paths,
                              const std::vector<double>& scales, int count, double max_error,
                              int num_threads, std::vector<std::vector<int>>* out) {

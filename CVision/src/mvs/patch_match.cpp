@@ -100,10 +100,8 @@ float Solver::GeometricError(int j, const double* X, const float* pixel, bool* c
   const float max_error = float(options_.geom_consistency_max_error);
   const DepthMap* map = src_depth_[size_t(j)].get();
   const SourceGeometry& g = level_.geometry[size_t(j)];
-  double Xs[3];
-  for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
-  if (!(Xs[2] > 0)) return max_error;
-  const double u = g.fx * Xs[0] / Xs[2] + g.cx, v = g.fy * Xs[1] / Xs[2] + g.cy;
+  double Xs[3], u, v;
+  if (!ProjectToSource(g, X, Xs, &u, &v)) return max_error;
   if (!(u >= 0 && v >= 0 && u < map->width && v < map->height)) return max_error;
   const float ds = map->Depth(int(u), int(v));
   if (!(ds > 0)) return max_error;
@@ -143,10 +141,8 @@ float Solver::Evaluate(const RefPatch& patch, int x, int y, const Hypothesis& h,
   for (int j = 0; j < num_sources; ++j) {
     if (!(views >> j & 1)) continue;
     const SourceGeometry& g = level_.geometry[size_t(j)];
-    double Xs[3];
-    for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
-    if (!(Xs[2] > 0)) continue;
-    const double us = g.fx * Xs[0] / Xs[2] + g.cx, vs = g.fy * Xs[1] / Xs[2] + g.cy;
+    double Xs[3], us, vs;
+    if (!ProjectToSource(g, X, Xs, &us, &vs)) continue;
     if (!(us >= 0 && vs >= 0 && us <= g.width && vs <= g.height)) continue;
     seen_by[seeing] = j;
     float& cost = costs[seeing++];

@@ -63,6 +63,16 @@ struct SourceGeometry {
 };
 SourceGeometry MakeSourceGeometry(const View& reference, const View& source);
 
+// The reference-frame point X in the source's camera frame (*Xs) and its pixel (*u, *v); false,
+// with the pixel not set, when the point is not in front of the source.
+inline bool ProjectToSource(const SourceGeometry& g, const double X[3], double Xs[3], double* u, double* v) {
+  for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
+  if (!(Xs[2] > 0)) return false;
+  *u = g.fx * Xs[0] / Xs[2] + g.cx;
+  *v = g.fy * Xs[1] / Xs[2] + g.cy;
+  return true;
+}
+
 // m = K_r^-T n / d for the plane n . X + d = 0 (reference frame).
 inline void PlaneVector(const View& ref, const float n[3], float d, float m[3]) {
   const float inv_d = 1.0f / d;

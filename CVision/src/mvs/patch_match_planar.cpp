@@ -85,6 +85,11 @@ struct Plane {
   bool valid;
 };
 
+// The distance of the camera-frame point X from the plane, along its normal.
+double PlaneDistance(const Plane& p, const double* X) {
+  return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d);
+}
+
 // Up to kMaxPlanes planes through `points` (camera frame), most supported first, each refitted
 // to its inliers by least squares; the normals face the camera. Each point counts for the first
 // plane it lies on only: a crease is on two surfaces, and letting a later plane count the points
@@ -94,9 +99,7 @@ std::vector<Plane> DominantPlanes(std::vector<cv::Vec3d> points, uint64_t seed) 
   std::vector<Plane> found;
   const size_t min_inliers = std::max<size_t>(50, size_t(kMinPlaneShare * double(points.size())));
   SplitMix64 random{seed};
-  auto on_plane = [](const Plane& p, const cv::Vec3d& X) {
-    return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d) <= kPlaneTolerance * X[2];
-  };
+  auto on_plane = [](const Plane& p, const cv::Vec3d& X) { return PlaneDistance(p, X.val) <= kPlaneTolerance * X[2]; };
   while (int(found.size()) < kMaxPlanes && points.size() >= min_inliers) {
     Plane best{{0, 0, -1}, 1, false};
     size_t best_count = 0;
@@ -149,9 +152,7 @@ void Solver::PlanarPrior() {
   const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
   auto in_mask = [&](int x, int y) { return level_.mask.empty() || level_.mask.at<uint8_t>(y, x) != 0; };
   auto confident = [&](size_t i) { return active_[i] && cost_[i] <= max_cost && state_[i].depth > 0; };
-  auto on_surface = [](const Plane& p, const double* X) {
-    return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d) <= kAgreement * X[2];
-  };
+  auto on_surface = [](const Plane& p, const double* X) { return PlaneDistance(p, X) <= kAgreement * X[2]; };
   // The plane's depth along pixel (x, y)'s ray, or 0 where the ray misses it or leaves the range.
   auto plane_depth = [&](const Plane& p, double x, double y) {
     const double rx = (x + 0.5 - ref.cx) / ref.fx, ry = (y + 0.5 - ref.cy) / ref.fy;
@@ -238,11 +239,9 @@ void Solver::PlanarPrior() {
           if (t < 0 || !planes[size_t(t)].valid) continue;
           const float depth = plane_depth(planes[size_t(t)], x, y);
           if (!(depth > 0)) continue;
-          double X[3], Xs[3];
+          double X[3], Xs[3], u, v;
           ref.CamFromPixel(x + 0.5f, y + 0.5f, depth, X);
-          for (int r = 0; r < 3; ++r) Xs[r] = g.R[3 * r] * X[0] + g.R[3 * r + 1] * X[1] + g.R[3 * r + 2] * X[2] + g.t[r];
-          if (!(Xs[2] > 0)) continue;
-          const double u = g.fx * Xs[0] / Xs[2] + g.cx, v = g.fy * Xs[1] / Xs[2] + g.cy;
+          if (!ProjectToSource(g, X, Xs, &u, &v)) continue;
           if (!(u >= 0 && v >= 0 && u < map->width && v < map->height)) continue;
           const size_t k = map->Index(int(u), int(v));
           const float ds = map->depth[k];

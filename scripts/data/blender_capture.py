@@ -218,6 +218,33 @@ def write_gt_sparse(folder, width, height, focal_px, poses):
         f.write("# 3D point list (empty)\n")
 
 
+def write_mesh_ply(path, objects, world_from_frame):
+    """The objects' evaluated geometry (after modifiers), triangulated, in the frame `world_from_frame`
+    maps to the world: one binary little-endian PLY, float32 x y z + triangles, metres."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    frame_from_world = world_from_frame.inverted()
+    vertices, triangles, offset = [], [], 0
+    for obj in objects:
+        evaluated = obj.evaluated_get(depsgraph)
+        mesh = evaluated.to_mesh()
+        mesh.calc_loop_triangles()
+        transform = np.array(frame_from_world @ evaluated.matrix_world)
+        points = np.array([vertex.co for vertex in mesh.vertices], dtype=np.float64)
+        vertices.append(points @ transform[:3, :3].T + transform[:3, 3])
+        triangles.append(np.array([triangle.vertices for triangle in mesh.loop_triangles], dtype=np.int64) + offset)
+        offset += len(points)
+        evaluated.to_mesh_clear()
+    vertices, triangles = np.concatenate(vertices), np.concatenate(triangles)
+    faces = np.empty(len(triangles), dtype=[("n", "u1"), ("v", "<i4", (3,))])
+    faces["n"], faces["v"] = 3, triangles
+    with open(path, "wb") as f:
+        f.write((f"ply\nformat binary_little_endian 1.0\ncomment true geometry, metres\n"
+                 f"element vertex {len(vertices)}\nproperty float x\nproperty float y\nproperty float z\n"
+                 f"element face {len(faces)}\nproperty list uchar int vertex_indices\nend_header\n").encode())
+        f.write(vertices.astype("<f4").tobytes())
+        f.write(faces.tobytes())
+
+
 def add_mask_outputs(scene, folder, outputs):
     """Compositor outputs of exact masks (no anti-aliasing) from the object-index pass.
 

@@ -12,6 +12,10 @@ NAME (see CAPTURES below for each one's scene and what is wrong with it):
   turntable-faint-busy      the object with a faint texture (clay colour -/+ FAINT_CONTRAST: 100-200
                             SIFT features on it) before turntable-lowtex-busy's backdrop
   turntable-textured-plain  the object procedurally textured, before the plain dark backdrop
+  turntable-clay-blocks     a textureless object of other shapes (the sculpture: a bevelled block, a
+                            ball on it, a ring beside it) in turntable-lowtex-*'s clay colour, on a
+                            patterned plate (broken-slip's: the plate gives the poses, as a real
+                            textureless scan's patterned mat does) before the plain dark backdrop
   broken-halves             the first half of the frames show one textured object, the second half
                             another one (same plate, backdrop, camera, turn)
   broken-slip               a textured object on a patterned plate that slips partway: from frame
@@ -22,9 +26,13 @@ NAME (see CAPTURES below for each one's scene and what is wrong with it):
 Writes DIR/images/0000.jpg ..., DIR/gt_sparse/ (COLMAP text, PINHOLE, cameras in the plate's frame,
 as if the camera orbited a still plate; OpenCV's camera axes, metres), DIR/true_masks/ (255 on the
 object and the plate, which turns rigidly with it), DIR/true_masks_object/ (255 on the object
-alone), broken-slip's DIR/gt_sparse_object/ (cameras in the object's frame), then counts COLMAP's
-SIFT features per image with scripts/data/capture-features.py (the system's python3 and pycolmap:
-Blender's Python has neither) and writes DIR/SOURCE.md last.
+alone), broken-slip's DIR/gt_sparse_object/ (cameras in the object's frame), the true geometry
+where one rigid scene explains every frame (all captures but broken-halves and broken-slip):
+DIR/gt_mesh.ply (the object alone) and DIR/gt_scene_mesh.ply (the object and the plate), binary
+little-endian PLY, float32 x y z + triangles, the evaluated geometry (after modifiers) in the
+plate's frame (gt_sparse's frame: the world at rotation 0), then counts COLMAP's SIFT features per
+image with scripts/data/capture-features.py (the system's python3 and pycolmap: Blender's Python
+has neither) and writes DIR/SOURCE.md last.
 
 The camera is fixed, CAMERA_ELEVATION above the plate, looking at the object; the lights (a sun and
 a grey sky) and the backdrop are fixed in the world; the plate turns 360 / views degrees a frame
@@ -48,7 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from blender_capture import (OBJECT_INDEX, PLATE_INDEX, add_camera, add_mask_outputs,  # noqa: E402
                              add_world_light, clear_scene, configure_render, opencv_cam_from_world,
                              place_camera, plain_material, procedural_material, smooth_monkey,
-                             stand_on, write_gt_sparse)
+                             stand_on, write_gt_sparse, write_mesh_ply)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
 from pgscripts import read_cameras, read_images  # noqa: E402
 
@@ -76,6 +84,7 @@ CAPTURES = {
     "turntable-lowtex-plain": dict(obj="clay", backdrop="plain", plate="plain"),
     "turntable-faint-busy": dict(obj="faint", backdrop="busy", plate="plain"),
     "turntable-textured-plain": dict(obj="textured", backdrop="plain", plate="plain"),
+    "turntable-clay-blocks": dict(obj="clay", shape="sculpture", backdrop="plain", plate="patterned"),
     "broken-halves": dict(obj="textured", second="sculpture", backdrop="plain", plate="plain"),
     "broken-slip": dict(obj="textured", backdrop="plain", plate="patterned", slip=True),
     "broken-shuffled": dict(obj="textured", backdrop="plain", plate="plain", shuffle=True),
@@ -154,9 +163,9 @@ def plain_backdrop():
     bpy.context.object.data.materials.append(dark)
 
 
-def sculpture(parent):
-    """A second object, not rotationally symmetric: a bevelled block, a ball on it, a ring beside it."""
-    material = procedural_material("second", 8.0, SECOND_COLOURS, 5.0, TEXTURE_DETAIL)
+def sculpture(parent, material):
+    """An object not rotationally symmetric, in `material`: a bevelled block, a ball on it, a ring
+    beside it, standing at the plate's top (z = 0)."""
     parts = []
     bpy.ops.mesh.primitive_cube_add(size=0.09, location=(0.01, 0.0, 0.045), rotation=(0, 0, math.radians(20)))
     parts.append(bpy.context.object)
@@ -177,6 +186,21 @@ def sculpture(parent):
         part.pass_index = OBJECT_INDEX
         part.parent = parent
     return parts
+
+
+def extent(objects):
+    """The x, y, z size (metres) of the objects' evaluated geometry together, in the world."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    points = []
+    for obj in objects:
+        evaluated = obj.evaluated_get(depsgraph)
+        points += [evaluated.matrix_world @ vertex.co for vertex in evaluated.data.vertices]
+    return tuple(max(p[axis] for p in points) - min(p[axis] for p in points) for axis in range(3))
+
+
+def has_true_mesh(spec):
+    """One rigid scene explains every frame: no second object, no slip."""
+    return not spec.get("second") and not spec.get("slip")
 
 
 def object_material(kind):
@@ -211,15 +235,21 @@ def build_scene(args, spec):
     bpy.ops.object.empty_add(location=(0, 0, 0))
     holder = bpy.context.object
     holder.parent = plate
-    monkey = smooth_monkey(OBJECT_SIZE)
-    monkey.data.materials.append(object_material(spec["obj"]))
-    monkey.pass_index = OBJECT_INDEX
-    stand_on(monkey, 0.0, holder, gap=-0.002)
-    first = [monkey]
-    second = sculpture(holder) if spec.get("second") else []
+    if spec.get("shape") == "sculpture":
+        first = sculpture(holder, object_material(spec["obj"]))
+        dimensions = extent(first)
+    else:
+        monkey = smooth_monkey(OBJECT_SIZE)
+        monkey.data.materials.append(object_material(spec["obj"]))
+        monkey.pass_index = OBJECT_INDEX
+        stand_on(monkey, 0.0, holder, gap=-0.002)
+        first = [monkey]
+        dimensions = tuple(monkey.dimensions)
+    second = (sculpture(holder, procedural_material("second", 8.0, SECOND_COLOURS, 5.0, TEXTURE_DETAIL))
+              if spec.get("second") else [])
 
     (busy_backdrop if spec["backdrop"] == "busy" else plain_backdrop)()
-    return scene, plate, holder, first, second, tuple(monkey.dimensions)
+    return scene, plate, holder, first, second, disc, dimensions
 
 
 def frame_names(args, spec):
@@ -235,7 +265,9 @@ def slip_frame(args):
 
 
 def render(args, spec, out):
-    scene, plate, holder, first, second, dimensions = build_scene(args, spec)
+    scene, plate, holder, first, second, disc, dimensions = build_scene(args, spec)
+    if has_true_mesh(spec):
+        write_true_meshes(out, plate, first, disc)
     camera, focal_px = add_camera(scene, args.width)
     place_camera(camera, -math.pi / 2, math.radians(CAMERA_ELEVATION), CAMERA_DISTANCE, CAMERA_TARGET)
     masks = os.path.join(out, "masks-render")
@@ -273,6 +305,13 @@ def render(args, spec, out):
         write_gt_sparse(os.path.join(out, "gt_sparse_object"), args.width, args.height, focal_px,
                         [object_poses[view] for view in order])
     return focal_px, dimensions, names, time.time() - started
+
+
+def write_true_meshes(out, plate, objects, disc):
+    """DIR/gt_mesh.ply (the object) and DIR/gt_scene_mesh.ply (the object and the plate) in the
+    plate's frame, written before the first frame is rendered (the plate at rotation 0)."""
+    write_mesh_ply(os.path.join(out, "gt_mesh.ply"), objects, plate.matrix_world)
+    write_mesh_ply(os.path.join(out, "gt_scene_mesh.ply"), objects + [disc], plate.matrix_world)
 
 
 def shuffle_frames(args, source, out):
@@ -359,6 +398,23 @@ never report "good capture" with poses that follow the file order.
     return ""
 
 
+def true_meshes(spec, out):
+    """SOURCE.md's lines on gt_mesh.ply and gt_scene_mesh.ply, where the capture has them."""
+    if not has_true_mesh(spec):
+        return ""
+    counts = []
+    for name in ("gt_mesh.ply", "gt_scene_mesh.ply"):
+        with open(os.path.join(out, name), "rb") as f:
+            header = f.read(400).split(b"end_header")[0].decode()
+        counts.append([int(line.split()[2]) for line in header.splitlines() if line.startswith("element")])
+    return f"""- gt_mesh.ply: the object alone, {counts[0][0]} vertices, {counts[0][1]} triangles; gt_scene_mesh.ply: the
+  object and the plate (a closed cylinder, its top at z = 0), {counts[1][0]} vertices, {counts[1][1]} triangles.
+  Binary little-endian PLY, float32 x y z + triangles, metres, the evaluated geometry (after
+  modifiers: what Cycles renders) in the plate's frame, the frame of gt_sparse's poses (the world
+  at rotation 0). For `eval_dense.py RECON EST_SPARSE gt_sparse gt_scene_mesh.ply gt_mesh.ply TAU`.
+"""
+
+
 def write_source(args, spec, out, focal_px, dimensions, names, seconds, features):
     obj = {"clay": f"Blender's monkey head (subdivided twice, smooth), one matte clay colour {CLAY} (linear RGB), "
                    "roughness 1: no texture, only shading",
@@ -367,6 +423,9 @@ def write_source(args, spec, out, focal_px, dimensions, names, seconds, features
                     "RGB), texture-poor but not textureless",
            "textured": "Blender's monkey head (subdivided twice, smooth), procedural Noise + Voronoi texture "
                        "in object coordinates"}[spec["obj"]]
+    if spec.get("shape") == "sculpture":
+        obj = (f"a bevelled block, a ball on it and a ring beside it (UV sphere, torus; smooth-shaded), one "
+               f"matte clay colour {CLAY} (linear RGB), roughness 1: no texture, only shading")
     backdrop = {"busy": "busy and static: a wooden table, patterned wallpaper, three posters, a shelf of "
                         "books, a box and a mug on the table",
                 "plain": f"plain and dark: table and wall matte {DARK} (linear RGB)"}[spec["backdrop"]]
@@ -408,7 +467,7 @@ What is true:
   {features["median_object"]} on the object (min {features["min_object"]}, max {features["max_object"]};
   keypoints inside true_masks_object dilated by {features["dilate"]} px), median {features["median_turning"]} on
   object and plate (true_masks dilated alike).
-{what_is_wrong(args, spec, names)}""")
+{true_meshes(spec, out)}{what_is_wrong(args, spec, names)}""")
 
 
 def main():
@@ -424,7 +483,8 @@ def main():
         if args.capture != "broken-shuffled":
             raise SystemExit("--frames-from goes with --capture broken-shuffled")
         started = time.time()
-        scene, _, _, _, _, dimensions = build_scene(args, spec)
+        scene, plate, _, first, _, disc, dimensions = build_scene(args, spec)
+        write_true_meshes(out, plate, first, disc)
         _, focal_px = add_camera(scene, args.width)
         names = shuffle_frames(args, os.path.abspath(args.frames_from), out)
         seconds = time.time() - started

@@ -150,21 +150,32 @@ final class PatchMatchTests: XCTestCase {
     }
 
     /// The reference's map without and with planar priors, its true depths, and which of its pixels
-    /// see a point within `radius` of the scene's blank patch's centre.
-    private func solveWithPlanarPriors(_ scene: MVSTestScene, within radius: Double) throws
+    /// see a world point that `selects` picks.
+    private func solveWithPlanarPriors(_ scene: MVSTestScene, depthRange: ClosedRange<Double> = 3...5.5,
+                                       selecting selects: @escaping (SIMD3<Double>) -> Bool) throws
         -> (plain: DepthMap, prior: DepthMap, truth: [Float], inside: (Int) -> Bool) {
-        let (plain, truth, _) = try solve(scene, depthRange: 3...5.5)
+        let (plain, truth, _) = try solve(scene, depthRange: depthRange)
         var options = PatchMatchOptions()
         options.planarPriors = true
-        let prior = try solve(scene, depthRange: 3...5.5, options: options, pass: .planarPrior).map
-        let width = plain.width, camera = scene.views[0], centre = scene.blank?.center ?? .zero
+        let prior = try solve(scene, depthRange: depthRange, options: options, pass: .planarPrior).map
+        let width = plain.width, camera = scene.views[0]
         let inside: (Int) -> Bool = { i in
             let x = i % width, y = i / width
             let ray = SIMD3((Double(x) + 0.5 - camera.cx) / camera.fx, (Double(y) + 0.5 - camera.cy) / camera.fy, 1)
-            let offset = camera.camFromWorld.inverse.apply(ray * Double(truth[i])) - centre
-            return truth[i] > 0 && (offset * offset).sum().squareRoot() < radius
+            return truth[i] > 0 && selects(camera.camFromWorld.inverse.apply(ray * Double(truth[i])))
         }
         return (plain, prior, truth, inside)
+    }
+
+    /// solveWithPlanarPriors over the pixels that see a point within `radius` of the scene's blank
+    /// patch's centre.
+    private func solveWithPlanarPriors(_ scene: MVSTestScene, within radius: Double) throws
+        -> (plain: DepthMap, prior: DepthMap, truth: [Float], inside: (Int) -> Bool) {
+        let centre = scene.blank?.center ?? .zero
+        return try solveWithPlanarPriors(scene) { point in
+            let offset = point - centre
+            return (offset * offset).sum().squareRoot() < radius
+        }
     }
 
     /// Valid share, median relative depth error and the share within 1 % of the truth over the
@@ -327,6 +338,46 @@ final class PatchMatchTests: XCTestCase {
         let filled = prior.withDepths { depths in truth.indices.filter { inside($0) && depths[$0] > 0 } }
         let onWall = prior.withDepths { depths in filled.filter { abs(Double(depths[$0] - truth[$0])) < 0.02 * Double(truth[$0]) } }
         XCTAssertGreaterThan(Double(onWall.count), 0.95 * Double(filled.count), "\(onWall.count) of \(filled.count)")
+    }
+
+    /// A bare room's corner seen from below: two walls square to each other, painted, with two
+    /// pictures each, meet a ceiling painted a lighter tone in two creases. The ceiling has no
+    /// pixel of its own that photometry can match, so it is no plane of its own; but the square
+    /// walls give the room's three directions, and the creases, the farthest pixels up, give the
+    /// ceiling's height: its bare pixels between them fill with its plane.
+    func testPlanarPriorsFillABareCeilingBetweenSquareWalls() throws {
+        let a = SIMD3(-1.0, 0, -1) / 2.0.squareRoot(), b = SIMD3(1.0, 0, -1) / 2.0.squareRoot()
+        let ceilingHeight = 1.6  // above the cameras (y is down)
+        var scene = MVSTestScene(surfaces: [.plane(normal: a, offset: -(a * SIMD3(0, 0, 1)).sum()),
+                                            .plane(normal: b, offset: -(b * SIMD3(0, 0, 1)).sum()),
+                                            .plane(normal: SIMD3(0, 1, 0), offset: ceilingHeight)],
+                                 width: 320, height: 240, focal: 300)
+        scene.plainSurfaces = [0: 0.45, 1: 0.55, 2: 0.8]
+        // Pictures on wall a (x > 0, z = 1 - x) and wall b (x < 0, z = 1 + x), 0.5 m across.
+        scene.pictures = [(SIMD3(0.6, -0.8, 0.4), 0.25), (SIMD3(1.3, -0.5, -0.3), 0.25),
+                          (SIMD3(-0.6, -0.8, 0.4), 0.25), (SIMD3(-1.3, -0.5, -0.3), 0.25)]
+        // Looking up into the corner, so that the ceiling fills the top of the views.
+        scene.views = scene.views.map { view in
+            var view = view
+            view.camFromWorld = MVSTestScene.lookAt(from: view.camFromWorld.centerInWorld, to: SIMD3(0, -2.5, 1))
+            return view
+        }
+        // The ceiling's pixels 0.3 m or more from both walls (their windows hold no crease), within
+        // 2 m of the corner.
+        let (plain, prior, truth, inside) = try solveWithPlanarPriors(scene, depthRange: 2...8) { point in
+            abs(point.y + ceilingHeight) < 1e-6 && (a * point).sum() - (a * SIMD3(0, 0, 1)).sum() > 0.3
+                && (b * point).sum() - (b * SIMD3(0, 0, 1)).sum() > 0.3 && point.z > -1
+        }
+        XCTAssertGreaterThan(truth.indices.filter(inside).count, 1000)
+        XCTAssertLessThan(score(plain, truth: truth, include: inside).valid, 0.05)
+        // Triangles from crease to crease whose pixels near the creases photometry matched off the
+        // ceiling (a crease is a line: its depth along it is ambiguous) are rejected; near the
+        // corner they are short and hold. Without the ceiling's plane nothing fills.
+        let with = score(prior, truth: truth, include: inside)
+        XCTAssertGreaterThan(with.valid, 0.1)
+        let filled = prior.withDepths { depths in truth.indices.filter { inside($0) && depths[$0] > 0 } }
+        let onCeiling = prior.withDepths { depths in filled.filter { abs(Double(depths[$0] - truth[$0])) < 0.02 * Double(truth[$0]) } }
+        XCTAssertGreaterThan(Double(onCeiling.count), 0.95 * Double(filled.count), "\(onCeiling.count) of \(filled.count)")
     }
 
     /// Off, the option changes nothing in the options' text (manifest and stage keys); on, it does.

@@ -21,6 +21,11 @@ package struct MVSTestScene {
     /// Points within `radius` of `center` are plain grey (0.5): a patch with no texture at all,
     /// as a painted wall. nil: textured everywhere.
     package var blank: (center: SIMD3<Double>, radius: Double)?
+    /// Surfaces (by index) painted one plain tone each, no texture at all, as a room's bare walls
+    /// and ceiling (where two of different tone meet, the crease is an edge), but for `pictures`.
+    package var plainSurfaces: [Int: Double] = [:]
+    /// Discs that keep the texture on plain surfaces: pictures on a bare wall.
+    package var pictures: [(center: SIMD3<Double>, radius: Double)] = []
     private var waves: [(direction: SIMD3<Double>, phase: Double, amplitude: Double)] = []
 
     /// A scene seen by a reference camera at (0, 0, -4) looking at the origin and `sources`
@@ -61,22 +66,22 @@ package struct MVSTestScene {
     }
 
     /// The nearest hit along a ray: distance along the unit direction and whether it is the sphere.
-    package func hit(origin: SIMD3<Double>, direction: SIMD3<Double>) -> (t: Double, sphere: Bool)? {
-        var best: (t: Double, sphere: Bool)?
-        for surface in surfaces {
+    package func hit(origin: SIMD3<Double>, direction: SIMD3<Double>) -> (t: Double, sphere: Bool, surface: Int)? {
+        var best: (t: Double, sphere: Bool, surface: Int)?
+        for (index, surface) in surfaces.enumerated() {
             switch surface {
             case let .plane(n, d):
                 let denominator = (n * direction).sum()
                 guard abs(denominator) > 1e-12 else { continue }
                 let t = -((n * origin).sum() + d) / denominator
-                if t > 0, t < (best?.t ?? .infinity) { best = (t, false) }
+                if t > 0, t < (best?.t ?? .infinity) { best = (t, false, index) }
             case let .sphere(c, r):
                 let o = origin - c
                 let b = (o * direction).sum(), q = (o * o).sum() - r * r
                 let disc = b * b - q
                 guard disc >= 0 else { continue }
                 let t = -b - disc.squareRoot()
-                if t > 0, t < (best?.t ?? .infinity) { best = (t, true) }
+                if t > 0, t < (best?.t ?? .infinity) { best = (t, true, index) }
             }
         }
         return best
@@ -108,7 +113,9 @@ package struct MVSTestScene {
                     var direction = camToWorld.rotation * rayCam
                     direction /= (direction * direction).sum().squareRoot()
                     if let h = hit(origin: origin, direction: direction) {
-                        let value = intensity(origin + h.t * direction)
+                        let point = origin + h.t * direction
+                        let inPicture = pictures.contains { ((point - $0.center) * (point - $0.center)).sum() <= $0.radius * $0.radius }
+                        let value = inPicture ? intensity(point) : plainSurfaces[h.surface] ?? intensity(point)
                         if h.sphere, let tone = sphereTone {
                             sum += min(1, max(0, tone.mean + tone.contrast * (value - 0.5)))
                         } else {

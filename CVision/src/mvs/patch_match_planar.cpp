@@ -48,9 +48,15 @@ constexpr int kMaxPlanes = 8;
 // on it. Dense enough to follow a surface's outline, sparse enough that triangles span its bare
 // parts.
 constexpr int kCellPixels = 12;
-// Confident: mean 1 - NCC of the best views at most this (NCC 0.75); a vertex bounds the area its
-// triangles fill, so vertices are held to a stricter rule than accepted pixels.
-constexpr float kVertexMaxCost = 0.25f;
+// Sure: mean 1 - NCC of the best views at most this (NCC 0.75). Photometry accepts pixels up to
+// the filter's cost (0.5), but a bare ceiling's faint shading matches somewhere along any
+// horizontal crease or gradient: in one view of the rendered bare room, 95 % of the ceiling's
+// 10,129 accepted pixels above this cost were more than 2 % off their depth, and over the whole
+// view 94 % of the pixels below it were within 2 %, 61 % of those between. So planes are found
+// among sure pixels, and a vertex bounds the area its triangles fill, so it must be sure too. The
+// triangles are still judged by every accepted pixel: judged by sure ones alone, more triangles
+// were kept, over the ceiling among them, and more of the mesh lay off the room.
+constexpr float kSureCost = 0.25f;
 // A vertex's neighbourhood: its cell's size around it. Its confident pixels within kLocalDepth of
 // the vertex's depth are its surface; kMinNeighbours of them or fewer and the vertex stands
 // alone, as a match on noise does, and is not used.
@@ -143,6 +149,101 @@ std::vector<Plane> DominantPlanes(std::vector<cv::Vec3d> points, uint64_t seed) 
   return found;
 }
 
+// Two found planes this close to perpendicular are two walls, or a wall and the floor, of a room
+// built square.
+constexpr double kSquareDeg = 5;
+// An envelope plane: at most kBeyondShare of the view's sure pixels lie beyond it (matches on
+// noise), at least kMinEnvelopeShare on it (a crease or two: the share of a line, not of a
+// surface). Its offset is tried from the kExtremeShare of the pixels farthest along the
+// direction.
+constexpr double kBeyondShare = 0.02;
+constexpr double kMinEnvelopeShare = 0.01;
+constexpr double kExtremeShare = 0.02;
+constexpr int kEnvelopeCandidates = 100;
+
+// The planes DominantPlanes cannot find: a bare ceiling or floor whose only sure pixels are its
+// creases with the walls, which the walls have already counted. Letting a plane count the walls'
+// points found planes pivoting on a crease (see above), and a crease alone fixes no plane. But a
+// room seen from inside lies within its envelope: when two found planes are square to each
+// other, the room's three directions are known, and along each of them, away from the camera,
+// the offset at which the view's sure pixels stop is an envelope plane: the ceiling through its
+// creases with the walls, the floor through its skirting. Where the view does not see that far
+// (the ceiling above the image), the plane holds only the image's edge, a line that makes no
+// triangle of any size; where something stands beyond the room's square (a bay, a door), the
+// triangles meet what the view and its sources matched behind, which judges them.
+std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::vector<cv::Vec3d>& points) {
+  std::vector<Plane> planes;
+  const double square = std::sin(kSquareDeg * M_PI / 180), parallel = std::cos(kSquareDeg * M_PI / 180);
+  cv::Vec3d axes[3];
+  bool have_axes = false;
+  for (size_t i = 0; i < found.size() && !have_axes; ++i) {
+    for (size_t j = i + 1; j < found.size() && !have_axes; ++j) {
+      const cv::Vec3d a(found[i].n), b(found[j].n);
+      if (std::fabs(a.dot(b)) >= square) continue;
+      axes[0] = a;
+      axes[1] = cv::normalize(b - a.dot(b) * a);
+      axes[2] = axes[0].cross(axes[1]);
+      have_axes = true;
+    }
+  }
+  if (!have_axes || points.empty()) return planes;
+  const size_t n = points.size();
+  const size_t max_beyond = size_t(kBeyondShare * double(n));
+  const size_t min_inliers = std::max<size_t>(50, size_t(kMinEnvelopeShare * double(n)));
+  const size_t extreme = std::max<size_t>(1, size_t(kExtremeShare * double(n)));
+  for (const cv::Vec3d& axis : axes) {
+    std::vector<std::pair<double, size_t>> order(n);
+    for (size_t k = 0; k < n; ++k) order[k] = {axis.dot(points[k]), k};
+    std::sort(order.begin(), order.end());
+    for (const double side : {-1.0, 1.0}) {
+      // Along `side * axis`: offsets from the farthest pixels that way.
+      double best = 0;
+      size_t best_count = 0;
+      const size_t step = std::max<size_t>(1, extreme / kEnvelopeCandidates);
+      for (size_t c = 0; c < extreme; c += step) {
+        const double offset = order[side > 0 ? n - 1 - c : c].first;
+        // The camera stands inside the room, on the side of the envelope that the view sees.
+        if (!(side * offset > 0)) break;
+        size_t on = 0, beyond = 0;
+        for (const cv::Vec3d& X : points) {
+          const double along = side * (axis.dot(X) - offset), tolerance = kPlaneTolerance * X[2];
+          on += std::fabs(along) <= tolerance;
+          beyond += along > tolerance;
+        }
+        if (beyond <= max_beyond && on > best_count) {
+          best_count = on;
+          best = offset;
+        }
+      }
+      if (best_count < min_inliers) continue;
+      // The candidate lies at the edge of the band of points on the plane (those beyond it are
+      // few by choice): the offset moves to the band's median until it stays, the crease's
+      // middle rather than its edge.
+      for (int shift = 0; shift < 10; ++shift) {
+        std::vector<double> along;
+        for (const cv::Vec3d& X : points) {
+          if (std::fabs(axis.dot(X) - best) <= kPlaneTolerance * X[2]) along.push_back(axis.dot(X));
+        }
+        if (along.empty()) break;
+        std::nth_element(along.begin(), along.begin() + along.size() / 2, along.end());
+        const double median = along[along.size() / 2];
+        if (std::fabs(median - best) <= 1e-4 * std::fabs(best)) break;
+        best = median;
+      }
+      // n . X + d = 0 with d > 0: the normal faces the camera.
+      const Plane plane = best < 0 ? Plane{{axis[0], axis[1], axis[2]}, -best, true}
+                                   : Plane{{-axis[0], -axis[1], -axis[2]}, best, true};
+      bool known = false;
+      for (const Plane& p : found) {
+        const double cosine = p.n[0] * plane.n[0] + p.n[1] * plane.n[1] + p.n[2] * plane.n[2];
+        known = known || (cosine > parallel && std::fabs(p.d - plane.d) <= 2 * kPlaneTolerance * std::max(p.d, plane.d));
+      }
+      if (!known) planes.push_back(plane);
+    }
+  }
+  return planes;
+}
+
 }  // namespace
 
 void Solver::PlanarPrior() {
@@ -152,6 +253,7 @@ void Solver::PlanarPrior() {
   const float depth_min = float(problem_.depth_min), depth_max = float(problem_.depth_max);
   auto in_mask = [&](int x, int y) { return level_.mask.empty() || level_.mask.at<uint8_t>(y, x) != 0; };
   auto confident = [&](size_t i) { return active_[i] && cost_[i] <= max_cost && state_[i].depth > 0; };
+  auto sure = [&](size_t i) { return confident(i) && cost_[i] <= kSureCost; };
   auto on_surface = [](const Plane& p, const double* X) { return PlaneDistance(p, X) <= kAgreement * X[2]; };
   // The plane's depth along pixel (x, y)'s ray, or 0 where the ray misses it or leaves the range.
   auto plane_depth = [&](const Plane& p, double x, double y) {
@@ -179,7 +281,7 @@ void Solver::PlanarPrior() {
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       const size_t i = size_t(y) * w + x;
-      if (!confident(i)) continue;
+      if (!sure(i)) continue;
       double X[3];
       ref.CamFromPixel(x + 0.5, y + 0.5, state_[i].depth, X);
       sample.emplace_back(X[0], X[1], X[2]);
@@ -191,7 +293,9 @@ void Solver::PlanarPrior() {
     for (size_t k = 0; k < sample.size(); k += step) sample[kept++] = sample[k];
     sample.resize(kept);
   }
-  const std::vector<Plane> surfaces = DominantPlanes(std::move(sample), options_.seed ^ uint64_t(problem_.reference));
+  std::vector<Plane> surfaces = DominantPlanes(sample, options_.seed ^ uint64_t(problem_.reference));
+  const std::vector<Plane> envelope = EnvelopePlanes(surfaces, sample);
+  surfaces.insert(surfaces.end(), envelope.begin(), envelope.end());
 
   std::vector<Plane> planes;  // per triangle: its surface's plane, valid while no check rejects it
 
@@ -290,7 +394,7 @@ void Solver::PlanarPrior() {
     for (int cy = 0; cy < cells_y; ++cy) {
       for (int cx = 0; cx < cells_x; ++cx) {
         int best_x = -1, best_y = -1;
-        float best_cost = kVertexMaxCost;
+        float best_cost = kSureCost;
         for (int y = cy * kCellPixels; y < std::min(h, (cy + 1) * kCellPixels); ++y) {
           for (int x = cx * kCellPixels; x < std::min(w, (cx + 1) * kCellPixels); ++x) {
             const size_t i = size_t(y) * w + x;

@@ -331,7 +331,9 @@ extension CommandSpec.Option {
     static let planarPriors = Self("planar-priors", value: "auto|on|off", "Planar priors in the dense stage: each depth "
                                    + "map's large planes are found among its confidently matched pixels, and pixels with no "
                                    + "texture to match (bare walls, floors, ceilings) between the matched parts of one plane "
-                                   + "take it, where other views do not see through it and agree with it.",
+                                   + "take it, where other views do not see through it and agree with it. On an object it "
+                                   + "fills bare flat faces (a box, a block) but lays planes across bare curves, and on a "
+                                   + "textured one it only costs time, so auto leaves it off for objects.",
                                    default: "auto: on with --room, off otherwise",
                                    allowed: ["auto", "on", "off"])
 

@@ -328,16 +328,8 @@ final class PatchMatchTests: XCTestCase {
         var scene = MVSTestScene(surfaces: [.plane(normal: a, offset: -(a * SIMD3(0, 0, 1)).sum()),
                                             .plane(normal: b, offset: -(b * SIMD3(0, 0, 1)).sum())])
         scene.blank = (center: SIMD3(0, 0, 1), radius: 0.7)
-        let (plain, prior, truth, inside) = try solveWithPlanarPriors(scene, within: 0.45)
-        XCTAssertGreaterThan(truth.indices.filter(inside).count, 300)
-        XCTAssertLessThan(score(plain, truth: truth, include: inside).valid, 0.05)
-        let with = score(prior, truth: truth, include: inside)
-        XCTAssertGreaterThan(with.valid, 0.6)
-        // Of the filled pixels, nearly all on their wall (within 2 %, as the prior's own checks
-        // ask): a chamfer would put most of them 2-10 % in front.
-        let filled = prior.withDepths { depths in truth.indices.filter { inside($0) && depths[$0] > 0 } }
-        let onWall = prior.withDepths { depths in filled.filter { abs(Double(depths[$0] - truth[$0])) < 0.02 * Double(truth[$0]) } }
-        XCTAssertGreaterThan(Double(onWall.count), 0.95 * Double(filled.count), "\(onWall.count) of \(filled.count)")
+        // Of the filled pixels, nearly all on their wall: a chamfer would put most of them 2-10 % in front.
+        assertPriorsFill(try solveWithPlanarPriors(scene, within: 0.45), pixels: 300, share: 0.6)
     }
 
     /// A bare room's corner seen from below: two walls square to each other, painted, with two
@@ -364,20 +356,29 @@ final class PatchMatchTests: XCTestCase {
         }
         // The ceiling's pixels 0.3 m or more from both walls (their windows hold no crease), within
         // 2 m of the corner.
-        let (plain, prior, truth, inside) = try solveWithPlanarPriors(scene, depthRange: 2...8) { point in
+        let result = try solveWithPlanarPriors(scene, depthRange: 2...8) { point in
             abs(point.y + ceilingHeight) < 1e-6 && (a * point).sum() - (a * SIMD3(0, 0, 1)).sum() > 0.3
                 && (b * point).sum() - (b * SIMD3(0, 0, 1)).sum() > 0.3 && point.z > -1
         }
-        XCTAssertGreaterThan(truth.indices.filter(inside).count, 1000)
-        XCTAssertLessThan(score(plain, truth: truth, include: inside).valid, 0.05)
         // Triangles from crease to crease whose pixels near the creases photometry matched off the
         // ceiling (a crease is a line: its depth along it is ambiguous) are rejected; near the
         // corner they are short and hold. Without the ceiling's plane nothing fills.
-        let with = score(prior, truth: truth, include: inside)
-        XCTAssertGreaterThan(with.valid, 0.1)
+        assertPriorsFill(result, pixels: 1000, share: 0.1)
+    }
+
+    /// A bare patch that planar priors fill: photometry leaves it empty, the priors fill more than
+    /// `share` of it, and 95 % of what they fill lies within 2 % of the true depth (the agreement
+    /// the prior's own checks ask).
+    private func assertPriorsFill(_ result: (plain: DepthMap, prior: DepthMap, truth: [Float], inside: (Int) -> Bool),
+                                  pixels: Int, share: Double, file: StaticString = #filePath, line: UInt = #line) {
+        let (plain, prior, truth, inside) = result
+        XCTAssertGreaterThan(truth.indices.filter(inside).count, pixels, file: file, line: line)
+        XCTAssertLessThan(score(plain, truth: truth, include: inside).valid, 0.05, file: file, line: line)
+        XCTAssertGreaterThan(score(prior, truth: truth, include: inside).valid, share, file: file, line: line)
         let filled = prior.withDepths { depths in truth.indices.filter { inside($0) && depths[$0] > 0 } }
-        let onCeiling = prior.withDepths { depths in filled.filter { abs(Double(depths[$0] - truth[$0])) < 0.02 * Double(truth[$0]) } }
-        XCTAssertGreaterThan(Double(onCeiling.count), 0.95 * Double(filled.count), "\(onCeiling.count) of \(filled.count)")
+        let onSurface = prior.withDepths { depths in filled.filter { abs(Double(depths[$0] - truth[$0])) < 0.02 * Double(truth[$0]) } }
+        XCTAssertGreaterThan(Double(onSurface.count), 0.95 * Double(filled.count), "\(onSurface.count) of \(filled.count)",
+                             file: file, line: line)
     }
 
     /// Off, the option changes nothing in the options' text (manifest and stage keys); on, it does.

@@ -65,7 +65,8 @@ package struct MVSTestScene {
         return Rigid3(rotation: rotation, translation: -(rotation * center))
     }
 
-    /// The nearest hit along a ray: distance along the unit direction and whether it is the sphere.
+    /// The nearest hit along a ray: distance along the unit direction, whether it is the sphere, and
+    /// which surface it is.
     package func hit(origin: SIMD3<Double>, direction: SIMD3<Double>) -> (t: Double, sphere: Bool, surface: Int)? {
         var best: (t: Double, sphere: Bool, surface: Int)?
         for (index, surface) in surfaces.enumerated() {

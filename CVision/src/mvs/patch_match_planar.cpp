@@ -192,8 +192,11 @@ std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::ve
   const size_t min_inliers = std::max<size_t>(50, size_t(kMinEnvelopeShare * double(n)));
   const size_t extreme = std::max<size_t>(1, size_t(kExtremeShare * double(n)));
   for (const cv::Vec3d& axis : axes) {
-    std::vector<std::pair<double, size_t>> order(n);
-    for (size_t k = 0; k < n; ++k) order[k] = {axis.dot(points[k]), k};
+    auto on_offset = [&](double offset, const cv::Vec3d& X) {
+      return std::fabs(axis.dot(X) - offset) <= kPlaneTolerance * X[2];
+    };
+    std::vector<double> order(n);
+    for (size_t k = 0; k < n; ++k) order[k] = axis.dot(points[k]);
     std::sort(order.begin(), order.end());
     for (const double side : {-1.0, 1.0}) {
       // Along `side * axis`: offsets from the farthest pixels that way.
@@ -201,14 +204,13 @@ std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::ve
       size_t best_count = 0;
       const size_t step = std::max<size_t>(1, extreme / kEnvelopeCandidates);
       for (size_t c = 0; c < extreme; c += step) {
-        const double offset = order[side > 0 ? n - 1 - c : c].first;
+        const double offset = order[side > 0 ? n - 1 - c : c];
         // The camera stands inside the room, on the side of the envelope that the view sees.
         if (!(side * offset > 0)) break;
         size_t on = 0, beyond = 0;
         for (const cv::Vec3d& X : points) {
-          const double along = side * (axis.dot(X) - offset), tolerance = kPlaneTolerance * X[2];
-          on += std::fabs(along) <= tolerance;
-          beyond += along > tolerance;
+          on += on_offset(offset, X);
+          beyond += side * (axis.dot(X) - offset) > kPlaneTolerance * X[2];
         }
         if (beyond <= max_beyond && on > best_count) {
           best_count = on;
@@ -222,7 +224,7 @@ std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::ve
       for (int shift = 0; shift < 10; ++shift) {
         std::vector<double> along;
         for (const cv::Vec3d& X : points) {
-          if (std::fabs(axis.dot(X) - best) <= kPlaneTolerance * X[2]) along.push_back(axis.dot(X));
+          if (on_offset(best, X)) along.push_back(axis.dot(X));
         }
         if (along.empty()) break;
         std::nth_element(along.begin(), along.begin() + along.size() / 2, along.end());

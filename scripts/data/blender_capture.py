@@ -218,31 +218,37 @@ def write_gt_sparse(folder, width, height, focal_px, poses):
         f.write("# 3D point list (empty)\n")
 
 
-def write_mesh_ply(path, objects, world_from_frame):
-    """The objects' evaluated geometry (after modifiers), triangulated, in the frame `world_from_frame`
-    maps to the world: one binary little-endian PLY, float32 x y z + triangles, metres."""
+def evaluated_triangles(objects, frame_from_world=None):
+    """The objects' evaluated geometry (after modifiers: what Cycles renders), triangulated:
+    vertices (n x 3 float32) in the world, or in the frame `frame_from_world` maps the world to,
+    and faces (m x 3 int32)."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    frame_from_world = world_from_frame.inverted()
-    vertices, triangles, offset = [], [], 0
+    vertices, faces = [], []
+    offset = 0
     for obj in objects:
         evaluated = obj.evaluated_get(depsgraph)
         mesh = evaluated.to_mesh()
         mesh.calc_loop_triangles()
-        transform = np.array(frame_from_world @ evaluated.matrix_world)
-        points = np.array([vertex.co for vertex in mesh.vertices], dtype=np.float64)
-        vertices.append(points @ transform[:3, :3].T + transform[:3, 3])
-        triangles.append(np.array([triangle.vertices for triangle in mesh.loop_triangles], dtype=np.int64) + offset)
-        offset += len(points)
+        matrix = obj.matrix_world if frame_from_world is None else frame_from_world @ obj.matrix_world
+        vertices += [tuple(matrix @ v.co) for v in mesh.vertices]
+        faces += [tuple(offset + i for i in triangle.vertices) for triangle in mesh.loop_triangles]
+        offset += len(mesh.vertices)
         evaluated.to_mesh_clear()
-    vertices, triangles = np.concatenate(vertices), np.concatenate(triangles)
-    faces = np.empty(len(triangles), dtype=[("n", "u1"), ("v", "<i4", (3,))])
-    faces["n"], faces["v"] = 3, triangles
-    with open(path, "wb") as f:
-        f.write((f"ply\nformat binary_little_endian 1.0\ncomment true geometry, metres\n"
-                 f"element vertex {len(vertices)}\nproperty float x\nproperty float y\nproperty float z\n"
+    return np.array(vertices, dtype=np.float32).reshape(-1, 3), np.array(faces, dtype=np.int32).reshape(-1, 3)
+
+
+def write_ply(path, vertices, faces):
+    """Binary little-endian PLY: float32 x y z, triangles as uchar count + int32 indices; written
+    under a temporary name, then renamed."""
+    with open(path + ".tmp", "wb") as f:
+        f.write((f"ply\nformat binary_little_endian 1.0\nelement vertex {len(vertices)}\n"
+                 "property float x\nproperty float y\nproperty float z\n"
                  f"element face {len(faces)}\nproperty list uchar int vertex_indices\nend_header\n").encode())
         f.write(vertices.astype("<f4").tobytes())
-        f.write(faces.tobytes())
+        rows = np.zeros(len(faces), dtype=[("n", "u1"), ("i", "<i4", 3)])
+        rows["n"], rows["i"] = 3, faces
+        f.write(rows.tobytes())
+    os.replace(path + ".tmp", path)
 
 
 def add_mask_outputs(scene, folder, outputs):

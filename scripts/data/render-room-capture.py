@@ -33,7 +33,8 @@ from mathutils import Matrix, Vector
 from mathutils.bvhtree import BVHTree
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from blender_capture import add_camera, glowing, opencv_cam_from_world, smooth_noise, write_gt_sparse  # noqa: E402
+from blender_capture import (add_camera, evaluated_triangles, glowing, opencv_cam_from_world, smooth_noise,  # noqa: E402
+                             write_gt_sparse, write_ply)
 from blender_capture import plain_material as matte_material  # noqa: E402
 from blender_capture import procedural_material as textured_material  # noqa: E402
 
@@ -204,39 +205,6 @@ def walk(args):
     return path
 
 
-def world_triangles():
-    """Every mesh's evaluated triangles in the world frame: (vertices n x 3, faces m x 3, names)."""
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    vertices, faces, names = [], [], []
-    offset = 0
-    for obj in bpy.context.scene.objects:
-        if obj.type != "MESH":
-            continue
-        evaluated = obj.evaluated_get(depsgraph)
-        mesh = evaluated.to_mesh()
-        mesh.calc_loop_triangles()
-        matrix = obj.matrix_world
-        vertices += [tuple(matrix @ v.co) for v in mesh.vertices]
-        faces += [tuple(offset + i for i in triangle.vertices) for triangle in mesh.loop_triangles]
-        offset += len(mesh.vertices)
-        names.append(obj.name)
-        evaluated.to_mesh_clear()
-    return np.array(vertices, dtype=np.float32), np.array(faces, dtype=np.int32), names
-
-
-def write_ply(path, vertices, faces):
-    """Binary little-endian PLY: float32 x y z, triangles as uchar count + int32 indices."""
-    with open(path + ".tmp", "wb") as f:
-        f.write((f"ply\nformat binary_little_endian 1.0\nelement vertex {len(vertices)}\n"
-                 "property float x\nproperty float y\nproperty float z\n"
-                 f"element face {len(faces)}\nproperty list uchar int vertex_indices\nend_header\n").encode())
-        f.write(vertices.astype("<f4").tobytes())
-        rows = np.zeros(len(faces), dtype=[("n", "u1"), ("i", "<i4", 3)])
-        rows["n"], rows["i"] = 3, faces
-        f.write(rows.tobytes())
-    os.replace(path + ".tmp", path)
-
-
 def write_depth_png(path, depth_mm):
     """A 16-bit greyscale PNG through Blender's image writer (no other imaging library in Blender)."""
     height, width = depth_mm.shape
@@ -285,7 +253,9 @@ def main():
     camera, focal_px = add_camera(scene, args.width, lens_mm=LENS_MM, sensor_mm=SENSOR_MM)
     camera.data.clip_start = 0.05
     bpy.context.view_layer.update()
-    vertices, faces, names = world_triangles()
+    meshes = [obj for obj in bpy.context.scene.objects if obj.type == "MESH"]
+    vertices, faces = evaluated_triangles(meshes)
+    names = [obj.name for obj in meshes]
     write_ply(os.path.join(out, "gt_mesh.ply"), vertices, faces)
     tree = BVHTree.FromPolygons(vertices.tolist(), faces.tolist(), all_triangles=True)
 

@@ -50,13 +50,14 @@ import sys
 import time
 
 import bpy
+import numpy as np
 from mathutils import Quaternion
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from blender_capture import (OBJECT_INDEX, PLATE_INDEX, add_camera, add_mask_outputs,  # noqa: E402
                              add_world_light, clear_scene, configure_render, opencv_cam_from_world,
                              place_camera, plain_material, procedural_material, smooth_monkey,
-                             stand_on, write_gt_sparse, write_mesh_ply)
+                             stand_on, write_gt_sparse, evaluated_triangles, write_ply)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
 from pgscripts import read_cameras, read_images  # noqa: E402
 
@@ -190,12 +191,7 @@ def sculpture(parent, material):
 
 def extent(objects):
     """The x, y, z size (metres) of the objects' evaluated geometry together, in the world."""
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    points = []
-    for obj in objects:
-        evaluated = obj.evaluated_get(depsgraph)
-        points += [evaluated.matrix_world @ vertex.co for vertex in evaluated.data.vertices]
-    return tuple(max(p[axis] for p in points) - min(p[axis] for p in points) for axis in range(3))
+    return tuple(float(size) for size in np.ptp(evaluated_triangles(objects)[0], axis=0))
 
 
 def has_true_mesh(spec):
@@ -310,8 +306,9 @@ def render(args, spec, out):
 def write_true_meshes(out, plate, objects, disc):
     """DIR/gt_mesh.ply (the object) and DIR/gt_scene_mesh.ply (the object and the plate) in the
     plate's frame, written before the first frame is rendered (the plate at rotation 0)."""
-    write_mesh_ply(os.path.join(out, "gt_mesh.ply"), objects, plate.matrix_world)
-    write_mesh_ply(os.path.join(out, "gt_scene_mesh.ply"), objects + [disc], plate.matrix_world)
+    plate_from_world = plate.matrix_world.inverted()
+    write_ply(os.path.join(out, "gt_mesh.ply"), *evaluated_triangles(objects, plate_from_world))
+    write_ply(os.path.join(out, "gt_scene_mesh.ply"), *evaluated_triangles(objects + [disc], plate_from_world))
 
 
 def shuffle_frames(args, source, out):

@@ -109,6 +109,12 @@ typedef enum cvis_patch_match_pass {
   CVIS_PATCH_MATCH_PLANAR_PRIOR = 2,
 } cvis_patch_match_pass;
 
+/* A plane in world coordinates: normal . X + offset = 0, normal a unit vector. */
+typedef struct cvis_mvs_plane {
+  double normal[3];
+  double offset;
+} cvis_mvs_plane;
+
 /* What one depth map is computed from. */
 typedef struct cvis_patch_match_problem {
   int32_t reference;              /* index of the reference view */
@@ -121,7 +127,25 @@ typedef struct cvis_patch_match_problem {
   int32_t pass;
   const char* previous_depth_path;
   const char* const* source_depth_paths;
+  /* Planar-prior pass: 0, or the 6 planes of the room's envelope (cvis_mvs_room_envelope). They
+   * then stand for the envelope the view would look for in its own pixels, and they fill what
+   * the view's own surfaces leave, where the view's and its sources' maps do not contradict
+   * them. */
+  int32_t num_envelope_planes;
+  const cvis_mvs_plane* envelope_planes;
 } cvis_patch_match_problem;
+
+/* The envelope of a room seen from inside, its floor, ceiling and four walls, as 6 planes with
+ * their normals into the room, found among the sure pixels (cost at most 0.25) of every view's
+ * photometric depth map together (depth_paths: one per workspace view, NULL skips a view).
+ * Alone, a view sees a bare ceiling only through its creases with one or two walls, which fix no
+ * plane; together, the views hold every side's creases. Once two of the room's dominant planes
+ * are within 5 degrees of square, each side is where the sure pixels stop along one of the three
+ * directions, moved to the middle of the band of pixels on it and turned to fit them. *out_count
+ * is 6, or 0 when there is no such box or it does not hold every camera centre (not a room seen
+ * from inside, or a side no view reaches). */
+cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, const char* const* depth_paths,
+                                   uint64_t seed, cvis_mvs_plane out_planes[6], int32_t* out_count);
 
 /* Runs PatchMatch for one reference view and writes its depth map to out_depth_path (written to
  * a temporary name and renamed). Pixels outside the reference's mask are left invalid. The

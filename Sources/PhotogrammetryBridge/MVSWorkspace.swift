@@ -61,6 +61,10 @@ public final class MVSWorkspace: @unchecked Sendable {
                 code: .invalidArgument,
                 message: "PatchMatchProblem: \(problem.sources.count) sources (at most 64) and \(problem.sourceDepths.count) source depth maps")
         }
+        guard problem.envelope.isEmpty || (problem.pass == .planarPrior && problem.envelope.count == 6) else {
+            throw CVisionError(code: .invalidArgument,
+                               message: "PatchMatchProblem: \(problem.envelope.count) envelope planes (0, or 6 for the planar-prior pass)")
+        }
         if problem.pass != .photometric, problem.previousDepth == nil {
             throw CVisionError(code: .invalidArgument, message: "PatchMatchProblem: the \(problem.pass) pass needs previousDepth")
         }
@@ -69,24 +73,51 @@ public final class MVSWorkspace: @unchecked Sendable {
         let points = problem.pointsInWorld.flatMap { [$0.x, $0.y, $0.z] }
         // The previous depth map rides along as the array's last entry, so one call owns every string.
         let paths = problem.sourceDepths.map { $0?.path } + [problem.previousDepth?.path]
+        let envelope = problem.envelope.map(\.cPlane)
         let status = sources.withUnsafeBufferPointer { s in
             points.withUnsafeBufferPointer { p in
-                withCStringArray(paths) { d in
-                    var c = cvis_patch_match_problem()
-                    c.reference = Int32(problem.reference)
-                    c.num_sources = Int32(sources.count)
-                    c.sources = s.baseAddress
-                    c.depth_min = problem.depthRange.lowerBound
-                    c.depth_max = problem.depthRange.upperBound
-                    c.num_points = Int32(problem.pointsInWorld.count)
-                    c.points_in_world = problem.pointsInWorld.isEmpty ? nil : p.baseAddress
-                    c.pass = problem.pass.rawValue
-                    c.previous_depth_path = d![problem.sourceDepths.count]
-                    c.source_depth_paths = problem.sourceDepths.isEmpty ? nil : d
-                    return cvis_patch_match(handle, &c, &cOptions, output.path)
+                envelope.withUnsafeBufferPointer { e in
+                    withCStringArray(paths) { d in
+                        var c = cvis_patch_match_problem()
+                        c.reference = Int32(problem.reference)
+                        c.num_sources = Int32(sources.count)
+                        c.sources = s.baseAddress
+                        c.depth_min = problem.depthRange.lowerBound
+                        c.depth_max = problem.depthRange.upperBound
+                        c.num_points = Int32(problem.pointsInWorld.count)
+                        c.points_in_world = problem.pointsInWorld.isEmpty ? nil : p.baseAddress
+                        c.pass = problem.pass.rawValue
+                        c.previous_depth_path = d![problem.sourceDepths.count]
+                        c.source_depth_paths = problem.sourceDepths.isEmpty ? nil : d
+                        c.num_envelope_planes = Int32(envelope.count)
+                        c.envelope_planes = envelope.isEmpty ? nil : e.baseAddress
+                        return cvis_patch_match(handle, &c, &cOptions, output.path)
+                    }
                 }
             }
         }
         try check(status)
+    }
+
+    /// The envelope of a room seen from inside (floor, ceiling and four walls, normals into the
+    /// room), found among the sure pixels of every view's photometric depth map together
+    /// (`cvis_mvs_room_envelope`): six planes, or none when no square box holds every camera.
+    ///
+    /// - Parameter depthMaps: One photometric depth map per view, in workspace order (nil: none).
+    /// - Throws: ``CVisionError`` for a wrong count or an unreadable map.
+    public func roomEnvelope(depthMaps: [URL?], seed: UInt64 = 0) throws -> [WorldPlane] {
+        guard depthMaps.count == views.count else {
+            throw CVisionError(code: .invalidArgument,
+                               message: "roomEnvelope: \(depthMaps.count) depth maps for \(views.count) views")
+        }
+        var planes = [cvis_mvs_plane](repeating: cvis_mvs_plane(), count: 6)
+        var count: Int32 = 0
+        let status = withCStringArray(depthMaps.map { $0?.path }) { paths in
+            planes.withUnsafeMutableBufferPointer { cvis_mvs_room_envelope(handle, paths, seed, $0.baseAddress, &count) }
+        }
+        try check(status)
+        return planes.prefix(Int(count)).map {
+            WorldPlane(normal: SIMD3($0.normal.0, $0.normal.1, $0.normal.2), offset: $0.offset)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CVision
 import Foundation
 
 /// What one depth map is computed from: a reference view, its sources and a depth range.
@@ -17,6 +18,10 @@ public struct PatchMatchProblem: Sendable, Equatable {
     public var previousDepth: URL?
     /// One depth map per source (nil skips that source), or empty; not read by the photometric pass.
     public var sourceDepths: [URL?]
+    /// The planar-prior pass: the room's envelope (``MVSWorkspace/roomEnvelope(depthMaps:seed:)``,
+    /// six planes) or empty. It then stands for the envelope the view would find in its own pixels,
+    /// and fills what the view's own surfaces leave where the maps do not contradict it.
+    public var envelope: [WorldPlane]
 
     /// The passes over one reference view (`cvis_patch_match_pass`).
     public enum Pass: Int32, Sendable {
@@ -33,7 +38,7 @@ public struct PatchMatchProblem: Sendable, Equatable {
     /// Creates a problem; the pass and its inputs default to a photometric pass.
     public init(reference: Int, sources: [Int], depthRange: ClosedRange<Double>,
                 pointsInWorld: [SIMD3<Double>] = [], pass: Pass = .photometric,
-                previousDepth: URL? = nil, sourceDepths: [URL?] = []) {
+                previousDepth: URL? = nil, sourceDepths: [URL?] = [], envelope: [WorldPlane] = []) {
         self.reference = reference
         self.sources = sources
         self.depthRange = depthRange
@@ -41,5 +46,22 @@ public struct PatchMatchProblem: Sendable, Equatable {
         self.pass = pass
         self.previousDepth = previousDepth
         self.sourceDepths = sourceDepths
+        self.envelope = envelope
+    }
+}
+
+/// A plane in world coordinates: `normal · X + offset = 0` (`cvis_mvs_plane`).
+public struct WorldPlane: Sendable, Equatable {
+    /// A unit vector.
+    public var normal: SIMD3<Double>
+    public var offset: Double
+
+    public init(normal: SIMD3<Double>, offset: Double) {
+        self.normal = normal
+        self.offset = offset
+    }
+
+    var cPlane: cvis_mvs_plane {
+        cvis_mvs_plane(normal: (normal.x, normal.y, normal.z), offset: offset)
     }
 }

@@ -31,6 +31,7 @@ struct PatchMatchProblem {
   cvis_patch_match_pass pass = CVIS_PATCH_MATCH_PHOTOMETRIC;
   std::string previous_depth_path;              // geometric and planar-prior passes
   std::vector<std::string> source_depth_paths;  // per source; empty = not used for that source
+  std::vector<cvis_mvs_plane> envelope;          // planar-prior pass: the room's envelope, or empty
 
   bool geometric() const { return pass == CVIS_PATCH_MATCH_GEOMETRIC; }
 };

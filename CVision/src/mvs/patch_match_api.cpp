@@ -120,6 +120,15 @@ extern "C" cvis_status cvis_patch_match(cvis_mvs_workspace* workspace,
         p.source_depth_paths.emplace_back(path ? path : "");
       }
     }
+    if (problem->num_envelope_planes != 0) {
+      if (p.pass != CVIS_PATCH_MATCH_PLANAR_PRIOR || problem->num_envelope_planes != 6 ||
+          problem->envelope_planes == nullptr) {
+        return Fail(CVIS_INVALID_ARGUMENT,
+                    Str("cvis_patch_match: ", problem->num_envelope_planes,
+                        " envelope planes (0, or 6 for the planar-prior pass)"));
+      }
+      p.envelope.assign(problem->envelope_planes, problem->envelope_planes + 6);
+    }
     mvs::DepthMap map;
     if (cvis_status s = mvs::RunPatchMatch(ws, p, *options, &map); s != CVIS_OK) return s;
     return map.Write(out_depth_path);

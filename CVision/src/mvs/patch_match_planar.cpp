@@ -21,42 +21,28 @@
 // where enough views' depths agree.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
 #include <opencv2/imgproc.hpp>
 
 #include "patch_match_solver.h"
+#include "planes.h"
 
 namespace cvis {
 namespace mvs {
 namespace internal {
 namespace {
 
-// A room's surfaces: the planes that hold many of the view's confident pixels (a wall with its
-// pictures and its creases, the floor with its rug), found one after another by RANSAC over a
-// sample of them. A point within kPlaneTolerance of its depth lies on a plane (PatchMatch's
-// depths on a textured plane scatter by about half of that); a plane needs kMinPlaneShare of the
-// sample, so a book on a table is not a surface, and at most kMaxPlanes are looked for: a box
-// room seen from inside shows at most five of its six sides, and a few more for its furniture.
+// The view's surfaces are looked for in a sample of this many of its sure pixels.
 constexpr int kPlaneSample = 20000;
-constexpr int kPlaneIterations = 300;
-constexpr double kPlaneTolerance = 0.01;
-constexpr double kMinPlaneShare = 0.03;
-constexpr int kMaxPlanes = 8;
 // One vertex per surface per cell of this many pixels at most: the lowest-cost confident pixel
 // on it. Dense enough to follow a surface's outline, sparse enough that triangles span its bare
-// parts.
-constexpr int kCellPixels = 12;
-// Sure: mean 1 - NCC of the best views at most this (NCC 0.75). Photometry accepts pixels up to
-// the filter's cost (0.5), but a bare ceiling's faint shading matches somewhere along any
-// horizontal crease or gradient: in one view of the rendered bare room, 95 % of the ceiling's
-// 10,129 accepted pixels above this cost were more than 2 % off their depth, and over the whole
-// view 94 % of the pixels below it were within 2 %, 61 % of those between. So planes are found
-// among sure pixels, and a vertex bounds the area its triangles fill, so it must be sure too. The
+// parts. A vertex bounds the area its triangles fill, so it must be sure (kSureCost). The
 // triangles are still judged by every accepted pixel: judged by sure ones alone, more triangles
-// were kept, over the ceiling among them, and more of the mesh lay off the room.
-constexpr float kSureCost = 0.25f;
+// were kept, over a bare ceiling among them, and more of the mesh lay off the room.
+constexpr int kCellPixels = 12;
 // A vertex's neighbourhood: its cell's size around it. Its confident pixels within kLocalDepth of
 // the vertex's depth are its surface; kMinNeighbours of them or fewer and the vertex stands
 // alone, as a match on noise does, and is not used.
@@ -80,171 +66,15 @@ constexpr int kMinContradictions = 10;
 // seeing through it.
 constexpr float kSeenThrough = 0.05f;
 
+// The room's envelope is judged in tiles of this many pixels: small enough that a table's edge
+// in one costs little of the bare wall around it, large enough to hold a few hundred of the
+// sources' pixels.
+constexpr int kTilePixels = 16;
+
 struct Vertex {
   float x, y;       // pixel position (centre)
   double X[3];      // camera frame
 };
-
-struct Plane {
-  double n[3];  // unit, towards the camera
-  double d;     // n . X + d = 0, d > 0
-  bool valid;
-};
-
-// The distance of the camera-frame point X from the plane, along its normal.
-double PlaneDistance(const Plane& p, const double* X) {
-  return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d);
-}
-
-// Up to kMaxPlanes planes through `points` (camera frame), most supported first, each refitted
-// to its inliers by least squares; the normals face the camera. Each point counts for the first
-// plane it lies on only: a crease is on two surfaces, and letting a later plane count the points
-// of earlier ones found planes pivoting on a crease through a few other points, on no surface
-// (on the rendered bare room, more of the filled pixels were wrong and fewer right).
-std::vector<Plane> DominantPlanes(std::vector<cv::Vec3d> points, uint64_t seed) {
-  std::vector<Plane> found;
-  const size_t min_inliers = std::max<size_t>(50, size_t(kMinPlaneShare * double(points.size())));
-  SplitMix64 random{seed};
-  auto on_plane = [](const Plane& p, const cv::Vec3d& X) { return PlaneDistance(p, X.val) <= kPlaneTolerance * X[2]; };
-  while (int(found.size()) < kMaxPlanes && points.size() >= min_inliers) {
-    Plane best{{0, 0, -1}, 1, false};
-    size_t best_count = 0;
-    for (int it = 0; it < kPlaneIterations; ++it) {
-      const cv::Vec3d& a = points[random.Next() % points.size()];
-      const cv::Vec3d& b = points[random.Next() % points.size()];
-      const cv::Vec3d& c = points[random.Next() % points.size()];
-      cv::Vec3d n = (b - a).cross(c - a);
-      const double norm = cv::norm(n);
-      if (!(norm > 0)) continue;
-      n *= 1.0 / norm;
-      const Plane plane{{n[0], n[1], n[2]}, -n.dot(a), true};
-      size_t count = 0;
-      for (const cv::Vec3d& X : points) count += on_plane(plane, X);
-      if (count > best_count) {
-        best_count = count;
-        best = plane;
-      }
-    }
-    if (best_count < min_inliers) break;
-    // Least squares: through the inliers' mean, normal along their least spread.
-    cv::Vec3d mean(0, 0, 0);
-    std::vector<cv::Vec3d> inliers, rest;
-    for (const cv::Vec3d& X : points) (on_plane(best, X) ? inliers : rest).push_back(X);
-    for (const cv::Vec3d& X : inliers) mean += X;
-    mean *= 1.0 / double(inliers.size());
-    cv::Matx33d covariance = cv::Matx33d::zeros();
-    for (const cv::Vec3d& X : inliers) covariance += (X - mean) * (X - mean).t();
-    cv::Matx31d values;
-    cv::Matx33d vectors;  // rows, largest value first
-    cv::eigen(covariance, values, vectors);
-    cv::Vec3d n(vectors(2, 0), vectors(2, 1), vectors(2, 2));
-    double d = -n.dot(mean);
-    if (d < 0) {
-      n = -n;
-      d = -d;
-    }
-    found.push_back(Plane{{n[0], n[1], n[2]}, d, true});
-    points = std::move(rest);
-  }
-  return found;
-}
-
-// Two found planes this close to perpendicular are two walls, or a wall and the floor, of a room
-// built square.
-constexpr double kSquareDeg = 5;
-// An envelope plane: at most kBeyondShare of the view's sure pixels lie beyond it (matches on
-// noise), at least kMinEnvelopeShare on it (a crease or two: the share of a line, not of a
-// surface). Its offset is tried from the kExtremeShare of the pixels farthest along the
-// direction.
-constexpr double kBeyondShare = 0.02;
-constexpr double kMinEnvelopeShare = 0.01;
-constexpr double kExtremeShare = 0.02;
-constexpr int kEnvelopeCandidates = 100;
-
-// The planes DominantPlanes cannot find: a bare ceiling or floor whose only sure pixels are its
-// creases with the walls, which the walls have already counted. Letting a plane count the walls'
-// points found planes pivoting on a crease (see above), and a crease alone fixes no plane. But a
-// room seen from inside lies within its envelope: when two found planes are square to each
-// other, the room's three directions are known, and along each of them, away from the camera,
-// the offset at which the view's sure pixels stop is an envelope plane: the ceiling through its
-// creases with the walls, the floor through its skirting. Where the view does not see that far
-// (the ceiling above the image), the plane holds only the image's edge, a line that makes no
-// triangle of any size; where something stands beyond the room's square (a bay, a door), the
-// triangles meet what the view and its sources matched behind, which judges them.
-std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::vector<cv::Vec3d>& points) {
-  std::vector<Plane> planes;
-  const double square = std::sin(kSquareDeg * M_PI / 180), parallel = std::cos(kSquareDeg * M_PI / 180);
-  cv::Vec3d axes[3];
-  bool have_axes = false;
-  for (size_t i = 0; i < found.size() && !have_axes; ++i) {
-    for (size_t j = i + 1; j < found.size() && !have_axes; ++j) {
-      const cv::Vec3d a(found[i].n), b(found[j].n);
-      if (std::fabs(a.dot(b)) >= square) continue;
-      axes[0] = a;
-      axes[1] = cv::normalize(b - a.dot(b) * a);
-      axes[2] = axes[0].cross(axes[1]);
-      have_axes = true;
-    }
-  }
-  if (!have_axes || points.empty()) return planes;
-  const size_t n = points.size();
-  const size_t max_beyond = size_t(kBeyondShare * double(n));
-  const size_t min_inliers = std::max<size_t>(50, size_t(kMinEnvelopeShare * double(n)));
-  const size_t extreme = std::max<size_t>(1, size_t(kExtremeShare * double(n)));
-  for (const cv::Vec3d& axis : axes) {
-    auto on_offset = [&](double offset, const cv::Vec3d& X) {
-      return std::fabs(axis.dot(X) - offset) <= kPlaneTolerance * X[2];
-    };
-    std::vector<double> order(n);
-    for (size_t k = 0; k < n; ++k) order[k] = axis.dot(points[k]);
-    std::sort(order.begin(), order.end());
-    for (const double side : {-1.0, 1.0}) {
-      // Along `side * axis`: offsets from the farthest pixels that way.
-      double best = 0;
-      size_t best_count = 0;
-      const size_t step = std::max<size_t>(1, extreme / kEnvelopeCandidates);
-      for (size_t c = 0; c < extreme; c += step) {
-        const double offset = order[side > 0 ? n - 1 - c : c];
-        // The camera stands inside the room, on the side of the envelope that the view sees.
-        if (!(side * offset > 0)) break;
-        size_t on = 0, beyond = 0;
-        for (const cv::Vec3d& X : points) {
-          on += on_offset(offset, X);
-          beyond += side * (axis.dot(X) - offset) > kPlaneTolerance * X[2];
-        }
-        if (beyond <= max_beyond && on > best_count) {
-          best_count = on;
-          best = offset;
-        }
-      }
-      if (best_count < min_inliers) continue;
-      // The candidate lies at the edge of the band of points on the plane (those beyond it are
-      // few by choice): the offset moves to the band's median until it stays, the crease's
-      // middle rather than its edge.
-      for (int shift = 0; shift < 10; ++shift) {
-        std::vector<double> along;
-        for (const cv::Vec3d& X : points) {
-          if (on_offset(best, X)) along.push_back(axis.dot(X));
-        }
-        if (along.empty()) break;
-        std::nth_element(along.begin(), along.begin() + along.size() / 2, along.end());
-        const double median = along[along.size() / 2];
-        if (std::fabs(median - best) <= 1e-4 * std::fabs(best)) break;
-        best = median;
-      }
-      // n . X + d = 0 with d > 0: the normal faces the camera.
-      const Plane plane = best < 0 ? Plane{{axis[0], axis[1], axis[2]}, -best, true}
-                                   : Plane{{-axis[0], -axis[1], -axis[2]}, best, true};
-      bool known = false;
-      for (const Plane& p : found) {
-        const double cosine = p.n[0] * plane.n[0] + p.n[1] * plane.n[1] + p.n[2] * plane.n[2];
-        known = known || (cosine > parallel && std::fabs(p.d - plane.d) <= 2 * kPlaneTolerance * std::max(p.d, plane.d));
-      }
-      if (!known) planes.push_back(plane);
-    }
-  }
-  return planes;
-}
 
 }  // namespace
 
@@ -279,14 +109,14 @@ void Solver::PlanarPrior() {
   prior_.assign(size_t(w) * h, 0);
 
   // The view's surfaces, from a sample of its confident pixels spread over the image.
-  std::vector<cv::Vec3d> sample;
+  std::vector<SamplePoint> sample;
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       const size_t i = size_t(y) * w + x;
       if (!sure(i)) continue;
       double X[3];
       ref.CamFromPixel(x + 0.5, y + 0.5, state_[i].depth, X);
-      sample.emplace_back(X[0], X[1], X[2]);
+      sample.push_back(SamplePoint{cv::Vec3d(X[0], X[1], X[2]), X[2]});
     }
   }
   if (sample.size() > size_t(kPlaneSample)) {
@@ -295,16 +125,31 @@ void Solver::PlanarPrior() {
     for (size_t k = 0; k < sample.size(); k += step) sample[kept++] = sample[k];
     sample.resize(kept);
   }
-  std::vector<Plane> surfaces = DominantPlanes(sample, options_.seed ^ uint64_t(problem_.reference));
-  const std::vector<Plane> envelope = EnvelopePlanes(surfaces, sample);
-  surfaces.insert(surfaces.end(), envelope.begin(), envelope.end());
+  const cv::Vec3d camera(0, 0, 0);
+  const std::vector<Plane> found = DominantPlanes(sample, camera, options_.seed ^ uint64_t(problem_.reference));
+  // The room's envelope: the scene's, found in every view's sure pixels, when the pass has it;
+  // else what this view's own show of it.
+  std::vector<Plane> envelope;
+  for (const cvis_mvs_plane& world : problem_.envelope) {
+    // n_w . X_w + d_w = 0 with X_w = R^T (X - t): (R n_w) . X + d_w - (R n_w) . t = 0.
+    Plane p{{0, 0, 0}, world.offset, true};
+    ref.CamFromWorldDirection(world.normal, p.n);
+    for (int c = 0; c < 3; ++c) p.d -= p.n[c] * ref.t[c];
+    envelope.push_back(p);
+  }
+  if (problem_.envelope.empty()) envelope = EnvelopePlanes(found, sample, camera, kViewEnvelope);
+  std::vector<Plane> surfaces = found;
+  for (const Plane& plane : envelope) {
+    if (!HoldsPlane(found, plane, camera)) surfaces.push_back(plane);
+  }
 
   std::vector<Plane> planes;  // per triangle: its surface's plane, valid while no check rejects it
 
   // The checks a triangle must pass before it fills anything, over the pixels `triangle_labels`
   // gives each triangle (before triangles of other surfaces cover them: a triangle rejected here
-  // must not hide another surface's that passes).
-  auto judge = [&](const cv::Mat& triangle_labels) {
+  // must not hide another surface's that passes). Evidence is the pixels matched at `evidence`
+  // cost or better.
+  auto judge = [&](const cv::Mat& triangle_labels, float evidence) {
     // Support: the triangle's accepted photometric pixels must mostly lie on its plane; more
     // contradiction than support, and something stands in front of the surface there.
     std::vector<int> support(planes.size(), 0), contradiction(planes.size(), 0);
@@ -313,7 +158,7 @@ void Solver::PlanarPrior() {
       for (int x = 0; x < w; ++x) {
         const int t = row[x];
         const size_t i = size_t(y) * w + x;
-        if (t < 0 || !confident(i)) continue;
+        if (t < 0 || !confident(i) || cost_[i] > evidence) continue;
         const float depth = plane_depth(planes[size_t(t)], x, y);
         if (depth > 0 && std::fabs(state_[i].depth - depth) <= kAgreement * depth) {
           ++support[size_t(t)];
@@ -351,7 +196,7 @@ void Solver::PlanarPrior() {
           if (!(u >= 0 && v >= 0 && u < map->width && v < map->height)) continue;
           const size_t k = map->Index(int(u), int(v));
           const float ds = map->depth[k];
-          if (!(ds > 0) || map->cost[k] > max_cost) continue;
+          if (!(ds > 0) || map->cost[k] > evidence) continue;
           const double zs = Xs[2];
           if (std::fabs(ds - zs) <= kAgreement * zs) {
             ++seen_on[size_t(t)];
@@ -460,7 +305,7 @@ void Solver::PlanarPrior() {
         cv::fillConvexPoly(surface_labels, polygon, 3, cv::Scalar(int(planes.size())), cv::LINE_8, 4);
         planes.push_back(surface);
       }
-      judge(surface_labels);
+      judge(surface_labels, max_cost);
       // Where two surfaces' triangles overlap, the nearer one is in front.
       for (int y = 0; y < h; ++y) {
         const int* from = surface_labels.ptr<int>(y);
@@ -478,8 +323,59 @@ void Solver::PlanarPrior() {
     for (const Vertex& v : vertices) vertex_at[size_t(int(v.y)) * w + int(v.x)] = -1;
   }
 
-  // Fill. Confident pixels keep photometry's plane unless the prior's matches better on their
-  // own cost; undecided ones take the prior's plane, marked as such.
+  // The room's envelope where the view's own surfaces filled nothing: a bare wall, floor or
+  // ceiling between creases this view did not match, which the scene's envelope holds. Each pixel
+  // takes the side its ray leaves the room through (the camera stands inside), and is judged as
+  // a triangle is, with the pixels of its tile on the same side: a tile where the view surely
+  // matched something standing in front (a table) or its sources surely matched beyond (a door)
+  // fills nothing. Only sure pixels are evidence here, and only they keep their own depth: the
+  // envelope was found among every view's sure pixels, and the unsure ones on a bare surface are
+  // what it corrects (on the rendered bare ceiling, 95 % of them lay more than 2 % off).
+  const int first_envelope_label = int(planes.size());
+  if (!problem_.envelope.empty()) {
+    const int tiles_x = (w + kTilePixels - 1) / kTilePixels, tiles_y = (h + kTilePixels - 1) / kTilePixels;
+    std::vector<int> tile_label(size_t(tiles_x) * tiles_y * envelope.size(), -1);
+    cv::Mat envelope_labels(h, w, CV_32S, cv::Scalar(-1));
+    for (int y = 0; y < h; ++y) {
+      const int* taken = labels.ptr<int>(y);
+      int* label = envelope_labels.ptr<int>(y);
+      for (int x = 0; x < w; ++x) {
+        if (taken[x] >= 0 || !in_mask(x, y)) continue;
+        const double ray[3] = {(x + 0.5 - ref.cx) / ref.fx, (y + 0.5 - ref.cy) / ref.fy, 1};
+        double nearest = std::numeric_limits<double>::infinity();
+        size_t side = envelope.size();
+        for (size_t k = 0; k < envelope.size(); ++k) {
+          const Plane& p = envelope[k];
+          const double n_dot_ray = p.n[0] * ray[0] + p.n[1] * ray[1] + p.n[2] * ray[2];
+          if (!(n_dot_ray < 0) || !(p.d / -n_dot_ray < nearest)) continue;
+          nearest = p.d / -n_dot_ray;
+          side = k;
+        }
+        if (side == envelope.size() || !(nearest >= depth_min && nearest <= depth_max)) continue;
+        const Plane& p = envelope[side];
+        const double ray_length = std::sqrt(ray[0] * ray[0] + ray[1] * ray[1] + 1);
+        if (-(p.n[0] * ray[0] + p.n[1] * ray[1] + p.n[2]) < cos_view * ray_length) continue;
+        int& tile = tile_label[(size_t(y / kTilePixels) * tiles_x + size_t(x / kTilePixels)) * envelope.size() + side];
+        if (tile < 0) {
+          tile = int(planes.size());
+          planes.push_back(p);
+        }
+        label[x] = tile;
+      }
+    }
+    judge(envelope_labels, kSureCost);
+    for (int y = 0; y < h; ++y) {
+      const int* from = envelope_labels.ptr<int>(y);
+      int* to = labels.ptr<int>(y);
+      for (int x = 0; x < w; ++x) {
+        if (from[x] >= 0 && planes[size_t(from[x])].valid) to[x] = from[x];
+      }
+    }
+  }
+
+  // Fill. Confident pixels (sure ones, on the envelope) keep photometry's plane unless the
+  // prior's matches better on their own cost; undecided ones take the prior's plane, marked as
+  // such.
   ParallelFor(h, options_.num_threads, 1, [&](int64_t row, int64_t, int) {
     const int y = int(row);
     const int* label = labels.ptr<int>(y);
@@ -499,7 +395,7 @@ void Solver::PlanarPrior() {
           state_[i] = prior;
           cost_[i] = c;
         }
-        if (cost_[i] <= max_cost) continue;  // photometry decides
+        if (cost_[i] <= (t < first_envelope_label ? max_cost : kSureCost)) continue;  // photometry decides
       }
       state_[i] = prior;
       prior_[i] = 1;

@@ -53,6 +53,10 @@ struct View {
     const double d[3] = {cam[0] - t[0], cam[1] - t[1], cam[2] - t[2]};
     for (int c = 0; c < 3; ++c) world[c] = R[c] * d[0] + R[3 + c] * d[1] + R[6 + c] * d[2];
   }
+  // Rotates a direction (normal) from world to camera: R n.
+  void CamFromWorldDirection(const double* world, double* cam) const {
+    for (int r = 0; r < 3; ++r) cam[r] = R[3 * r] * world[0] + R[3 * r + 1] * world[1] + R[3 * r + 2] * world[2];
+  }
   // Rotates a direction (normal) from camera to world: R^T n.
   void WorldFromCamDirection(const double* cam, double* world) const {
     for (int c = 0; c < 3; ++c) world[c] = R[c] * cam[0] + R[3 + c] * cam[1] + R[6 + c] * cam[2];

@@ -18,6 +18,8 @@ extension DenseReconstruction {
         var fused: [URL?]
         var fusedEntries: [DenseManifest.Entry?]
         package var neighbours: [[Int]]
+        /// The room's envelope the planar-prior pass used (six planes), or empty.
+        var envelope: [WorldPlane]
         package var computed = 0
         package var reused = 0
     }
@@ -93,16 +95,21 @@ extension DenseReconstruction {
         for job in jobs { neighbours[job.index] = job.sources }
         var latest = PassMaps(urls: photometric,
                               entries: photometric.indices.map { photometric[$0] == nil ? nil : photometricEntryOf[$0] })
+        // A room seen from inside: its envelope, from every photometric map together, stands in
+        // the planar-prior pass for what each view finds of it alone.
+        let envelope = patchMatch.planarPriors
+            ? try workspace.roomEnvelope(depthMaps: photometric, seed: patchMatch.seed) : []
         let later: [PatchMatchProblem.Pass] = (patchMatch.planarPriors ? [.planarPrior] : [])
             + (options.geometricPass ? [.geometric] : [])
         for pass in later {
             latest = try laterPass(pass, after: latest, jobs: jobs, views: views, options: patchMatch,
-                                   optionsKey: String(describing: keyed), workspace: workspace, store: store,
-                                   counter: counter, tally: tally)
+                                   optionsKey: String(describing: keyed), envelope: pass == .planarPrior ? envelope : [],
+                                   workspace: workspace, store: store, counter: counter, tally: tally)
         }
         skipped += tally.failures
         return DepthMapFiles(photometric: photometric, fused: latest.urls, fusedEntries: latest.entries,
-                             neighbours: neighbours, computed: tally.computed, reused: tally.reused)
+                             neighbours: neighbours, envelope: envelope, computed: tally.computed,
+                             reused: tally.reused)
     }
 
     /// One pass's maps by workspace index, and the manifest entries they were made from.
@@ -114,7 +121,8 @@ extension DenseReconstruction {
     /// The planar-prior or geometric pass over every job that has a map from the pass before:
     /// each starts from its own map of that pass and reads its sources' maps of it.
     func laterPass(_ pass: PatchMatchProblem.Pass, after previous: PassMaps, jobs: [DepthJob], views: [PreparedView],
-                   options patchMatch: PatchMatchOptions, optionsKey: String, workspace: MVSWorkspace,
+                   options patchMatch: PatchMatchOptions, optionsKey: String, envelope: [WorldPlane],
+                   workspace: MVSWorkspace,
                    store: ManifestStore, counter: ProgressCounter, tally: Tally) throws -> PassMaps {
         let name = pass == .geometric ? "geometric" : "planar"
         let urls = ResultSlots<URL>(count: views.count)
@@ -125,7 +133,8 @@ extension DenseReconstruction {
             var hash = StableHash()
             hash.add(name)
             hash.add(optionsKey)
-            var values: [Double] = []
+            hash.add("envelope \(envelope.count)")
+            var values = envelope.flatMap { [$0.normal.x, $0.normal.y, $0.normal.z, $0.offset] }
             for index in [job.index] + job.sources {
                 let entry = previous.urls[index] == nil ? nil : previous.entries[index]
                 hash.add(entry?.key ?? "none")
@@ -136,7 +145,8 @@ extension DenseReconstruction {
             try produce(url, entry: entry, store: store, tally: tally) {
                 let problem = PatchMatchProblem(reference: job.index, sources: job.sources, depthRange: job.depthRange,
                                                 pointsInWorld: job.pointsInWorld, pass: pass,
-                                                previousDepth: own, sourceDepths: job.sources.map { previous.urls[$0] })
+                                                previousDepth: own, sourceDepths: job.sources.map { previous.urls[$0] },
+                                                envelope: envelope)
                 try workspace.computeDepthMap(problem, options: patchMatch, output: url)
             }
             urls[job.index] = url

@@ -1,0 +1,217 @@
+#include "planes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "../util/random.h"
+
+namespace cvis {
+namespace mvs {
+namespace internal {
+namespace {
+
+// A room's surfaces are found one after another by RANSAC: a plane needs kMinPlaneShare of the
+// sample, so a book on a table is not a surface, and at most kMaxPlanes are looked for: a box
+// room seen from inside shows at most five of its six sides, and a few more for its furniture.
+constexpr int kPlaneIterations = 300;
+constexpr double kMinPlaneShare = 0.03;
+constexpr int kMaxPlanes = 8;
+
+// Two found planes this close to perpendicular are two walls, or a wall and the floor, of a room
+// built square.
+constexpr double kSquareDeg = 5;
+// An envelope plane: at most kBeyondShare of the sample lies beyond it (matches on noise), and
+// the search's share on it. Its offset is tried from the kExtremeShare of the points farthest
+// along the direction.
+constexpr double kBeyondShare = 0.02;
+constexpr double kExtremeShare = 0.02;
+constexpr int kEnvelopeCandidates = 100;
+// Refitting an envelope plane's normal stops after this many rounds of taking the points on it.
+constexpr int kRefitRounds = 5;
+
+bool OnPlane(const Plane& p, const SamplePoint& point) {
+  return PlaneDistance(p, point.X.val) <= kPlaneTolerance * point.depth;
+}
+
+// The least-squares plane of `points`: through their mean, normal along their least spread,
+// facing `viewpoint`.
+Plane FitPlane(const std::vector<cv::Vec3d>& points, const cv::Vec3d& viewpoint) {
+  cv::Vec3d mean(0, 0, 0);
+  for (const cv::Vec3d& X : points) mean += X;
+  mean *= 1.0 / double(points.size());
+  cv::Matx33d covariance = cv::Matx33d::zeros();
+  for (const cv::Vec3d& X : points) covariance += (X - mean) * (X - mean).t();
+  cv::Matx31d values;
+  cv::Matx33d vectors;  // rows, largest value first
+  cv::eigen(covariance, values, vectors);
+  cv::Vec3d n(vectors(2, 0), vectors(2, 1), vectors(2, 2));
+  double d = -n.dot(mean);
+  if (n.dot(viewpoint) + d < 0) {
+    n = -n;
+    d = -d;
+  }
+  return Plane{{n[0], n[1], n[2]}, d, true};
+}
+
+// The distance of the viewpoint from the plane (positive: the normal faces it).
+double Height(const Plane& p, const cv::Vec3d& viewpoint) {
+  return p.n[0] * viewpoint[0] + p.n[1] * viewpoint[1] + p.n[2] * viewpoint[2] + p.d;
+}
+
+}  // namespace
+
+bool HoldsPlane(const std::vector<Plane>& found, const Plane& plane, const cv::Vec3d& viewpoint) {
+  const double parallel = std::cos(kSquareDeg * M_PI / 180);
+  for (const Plane& p : found) {
+    const double cosine = p.n[0] * plane.n[0] + p.n[1] * plane.n[1] + p.n[2] * plane.n[2];
+    const double hp = Height(p, viewpoint), hq = Height(plane, viewpoint);
+    if (cosine > parallel && std::fabs(hp - hq) <= 2 * kPlaneTolerance * std::max(hp, hq)) return true;
+  }
+  return false;
+}
+
+double PlaneDistance(const Plane& p, const double* X) {
+  return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d);
+}
+
+// Each point counts for the first plane it lies on only: a crease is on two surfaces, and
+// letting a later plane count the points of earlier ones found planes pivoting on a crease
+// through a few other points, on no surface (on the rendered bare room, more of the filled
+// pixels were wrong and fewer right).
+std::vector<Plane> DominantPlanes(std::vector<SamplePoint> points, const cv::Vec3d& viewpoint, uint64_t seed) {
+  std::vector<Plane> found;
+  const size_t min_inliers = std::max<size_t>(50, size_t(kMinPlaneShare * double(points.size())));
+  SplitMix64 random{seed};
+  while (int(found.size()) < kMaxPlanes && points.size() >= min_inliers) {
+    Plane best{{0, 0, -1}, 1, false};
+    size_t best_count = 0;
+    for (int it = 0; it < kPlaneIterations; ++it) {
+      const cv::Vec3d& a = points[random.Next() % points.size()].X;
+      const cv::Vec3d& b = points[random.Next() % points.size()].X;
+      const cv::Vec3d& c = points[random.Next() % points.size()].X;
+      cv::Vec3d n = (b - a).cross(c - a);
+      const double norm = cv::norm(n);
+      if (!(norm > 0)) continue;
+      n *= 1.0 / norm;
+      const Plane plane{{n[0], n[1], n[2]}, -n.dot(a), true};
+      size_t count = 0;
+      for (const SamplePoint& point : points) count += OnPlane(plane, point);
+      if (count > best_count) {
+        best_count = count;
+        best = plane;
+      }
+    }
+    if (best_count < min_inliers) break;
+    std::vector<cv::Vec3d> inliers;
+    std::vector<SamplePoint> rest;
+    for (const SamplePoint& point : points) {
+      if (OnPlane(best, point)) {
+        inliers.push_back(point.X);
+      } else {
+        rest.push_back(point);
+      }
+    }
+    found.push_back(FitPlane(inliers, viewpoint));
+    points = std::move(rest);
+  }
+  return found;
+}
+
+// The planes DominantPlanes cannot find: a bare ceiling or floor whose only sure points are its
+// creases with the walls, which the walls have already counted. Letting a plane count the walls'
+// points found planes pivoting on a crease (see above), and a crease alone fixes no plane. But a
+// room seen from inside lies within its envelope: when two found planes are square to each
+// other, the room's three directions are known, and along each of them, away from the
+// viewpoint, the offset at which the sure points stop is an envelope plane: the ceiling through
+// its creases with the walls, the floor through its skirting. Where a view does not see that far
+// (the ceiling above the image), the plane holds only the image's edge, a line that makes no
+// triangle of any size; where something stands beyond the room's square (a bay, a door), the
+// triangles meet what the view and its sources matched behind, which judges them.
+std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::vector<SamplePoint>& points,
+                                  const cv::Vec3d& viewpoint, const EnvelopeSearch& search) {
+  std::vector<Plane> planes;
+  const double square = std::sin(kSquareDeg * M_PI / 180), parallel = std::cos(kSquareDeg * M_PI / 180);
+  cv::Vec3d axes[3];
+  bool have_axes = false;
+  for (size_t i = 0; i < found.size() && !have_axes; ++i) {
+    for (size_t j = i + 1; j < found.size() && !have_axes; ++j) {
+      const cv::Vec3d a(found[i].n), b(found[j].n);
+      if (std::fabs(a.dot(b)) >= square) continue;
+      axes[0] = a;
+      axes[1] = cv::normalize(b - a.dot(b) * a);
+      axes[2] = axes[0].cross(axes[1]);
+      have_axes = true;
+    }
+  }
+  if (!have_axes || points.empty()) return planes;
+  const size_t n = points.size();
+  const size_t max_beyond = size_t(kBeyondShare * double(n));
+  const size_t min_inliers = std::max<size_t>(50, size_t(search.min_share * double(n)));
+  const size_t extreme = std::max<size_t>(1, size_t(kExtremeShare * double(n)));
+  for (const cv::Vec3d& axis : axes) {
+    auto on_offset = [&](double offset, const SamplePoint& point) {
+      return std::fabs(axis.dot(point.X) - offset) <= kPlaneTolerance * point.depth;
+    };
+    const double at = axis.dot(viewpoint);
+    std::vector<double> order(n);
+    for (size_t k = 0; k < n; ++k) order[k] = axis.dot(points[k].X);
+    std::sort(order.begin(), order.end());
+    for (const double side : {-1.0, 1.0}) {
+      // Along `side * axis`: offsets from the farthest points that way.
+      double best = 0;
+      size_t best_count = 0;
+      const size_t step = std::max<size_t>(1, extreme / kEnvelopeCandidates);
+      for (size_t c = 0; c < extreme; c += step) {
+        const double offset = order[side > 0 ? n - 1 - c : c];
+        // The viewpoint stands inside the room, on the side of the envelope that it sees.
+        if (!(side * (offset - at) > 0)) break;
+        size_t on = 0, beyond = 0;
+        for (const SamplePoint& point : points) {
+          on += on_offset(offset, point);
+          beyond += side * (axis.dot(point.X) - offset) > kPlaneTolerance * point.depth;
+        }
+        if (beyond <= max_beyond && on > best_count) {
+          best_count = on;
+          best = offset;
+        }
+      }
+      if (best_count < min_inliers) continue;
+      // The candidate lies at the edge of the band of points on the plane (those beyond it are
+      // few by choice): the offset moves to the band's median until it stays, the crease's
+      // middle rather than its edge.
+      for (int shift = 0; shift < 10; ++shift) {
+        std::vector<double> along;
+        for (const SamplePoint& point : points) {
+          if (on_offset(best, point)) along.push_back(axis.dot(point.X));
+        }
+        if (along.empty()) break;
+        std::nth_element(along.begin(), along.begin() + along.size() / 2, along.end());
+        const double median = along[along.size() / 2];
+        if (std::fabs(median - best) <= 1e-4 * std::fabs(best)) break;
+        best = median;
+      }
+      // n . X + d = 0 with the normal facing the viewpoint.
+      Plane plane = best < at ? Plane{{axis[0], axis[1], axis[2]}, -best, true}
+                              : Plane{{-axis[0], -axis[1], -axis[2]}, best, true};
+      // The room is square only as far as it was built so: the plane may turn to its points, as
+      // long as it stays square.
+      for (int round = 0; search.refit && round < kRefitRounds; ++round) {
+        std::vector<cv::Vec3d> on;
+        for (const SamplePoint& point : points) {
+          if (OnPlane(plane, point)) on.push_back(point.X);
+        }
+        if (on.size() < min_inliers) break;
+        const Plane turned = FitPlane(on, viewpoint);
+        if (std::fabs(turned.n[0] * axis[0] + turned.n[1] * axis[1] + turned.n[2] * axis[2]) < parallel) break;
+        plane = turned;
+      }
+      planes.push_back(plane);
+    }
+  }
+  return planes;
+}
+
+}  // namespace internal
+}  // namespace mvs
+}  // namespace cvis

@@ -1,0 +1,72 @@
+// A room's planes in a sample of matched points: its dominant surfaces and its envelope. The
+// planar-prior pass looks for them in one view's pixels (camera frame); the room's envelope is
+// looked for once in every view's (world frame), where all of the room's creases are together.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+namespace cvis {
+namespace mvs {
+namespace internal {
+
+// Sure: mean 1 - NCC of the best views at most this (NCC 0.75). Photometry accepts pixels up to
+// the filter's cost (0.5), but a bare ceiling's faint shading matches somewhere along any
+// horizontal crease or gradient: in one view of the rendered bare room, 95 % of the ceiling's
+// 10,129 accepted pixels above this cost were more than 2 % off their depth, and over the whole
+// view 94 % of the pixels below it were within 2 %, 61 % of those between. So planes are found
+// among sure pixels.
+constexpr float kSureCost = 0.25f;
+
+// A point within kPlaneTolerance of its depth lies on a plane: PatchMatch's depths on a
+// textured plane scatter by about half of that.
+constexpr double kPlaneTolerance = 0.01;
+
+struct Plane {
+  double n[3];  // unit, towards the viewpoint
+  double d;     // n . X + d = 0; n . viewpoint + d > 0
+  bool valid;
+};
+
+// A matched point and its depth in the view that matched it: a match's error, and so every
+// tolerance, scales with that depth.
+struct SamplePoint {
+  cv::Vec3d X;
+  double depth;
+};
+
+// The distance of the point X from the plane, along its normal.
+double PlaneDistance(const Plane& p, const double* X);
+
+// Up to eight planes through `points`, most supported first, each refitted to its inliers by
+// least squares; the normals face `viewpoint` (the camera, or the middle of the cameras).
+std::vector<Plane> DominantPlanes(std::vector<SamplePoint> points, const cv::Vec3d& viewpoint, uint64_t seed);
+
+// How envelope planes are looked for: in one view's sure pixels or in every view's.
+struct EnvelopeSearch {
+  double min_share;  // of the sample that must lie on a plane
+  bool refit;        // each plane's normal is refitted to the points on it
+};
+// A view sees a crease or two of a side: the share of a line, not of a surface; and they lie on
+// a line, which fixes no normal.
+constexpr EnvelopeSearch kViewEnvelope{0.01, false};
+// Every view together holds the creases of every side, which span it; but each side's share is
+// diluted by the walls most views face (in the rendered bare room, the floor's skirting, half
+// hidden by furniture, held 0.8 % of the sure pixels, the ceiling's creases 2.7 %).
+constexpr EnvelopeSearch kSceneEnvelope{0.005, true};
+
+// The room's envelope planes around `viewpoint`, one per side of its three square directions
+// that the points reach (at most six), once two of `found` are square to each other (see
+// planes.cpp).
+std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::vector<SamplePoint>& points,
+                                  const cv::Vec3d& viewpoint, const EnvelopeSearch& search);
+
+// Whether one of `found` is `plane`: within kSquareDeg of parallel, and as far from the viewpoint
+// within twice kPlaneTolerance.
+bool HoldsPlane(const std::vector<Plane>& found, const Plane& plane, const cv::Vec3d& viewpoint);
+
+}  // namespace internal
+}  // namespace mvs
+}  // namespace cvis

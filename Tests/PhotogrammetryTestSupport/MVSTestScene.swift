@@ -12,6 +12,8 @@ package struct MVSTestScene {
     package enum Surface {
         case plane(normal: SIMD3<Double>, offset: Double)
         case sphere(center: SIMD3<Double>, radius: Double)
+        /// A plane only where it lies within the box from `lower` to `upper`: a panel, a partition.
+        case panel(normal: SIMD3<Double>, offset: Double, lower: SIMD3<Double>, upper: SIMD3<Double>)
     }
 
     package var surfaces: [Surface]
@@ -76,6 +78,13 @@ package struct MVSTestScene {
                 guard abs(denominator) > 1e-12 else { continue }
                 let t = -((n * origin).sum() + d) / denominator
                 if t > 0, t < (best?.t ?? .infinity) { best = (t, false, index) }
+            case let .panel(n, d, lower, upper):
+                let denominator = (n * direction).sum()
+                guard abs(denominator) > 1e-12 else { continue }
+                let t = -((n * origin).sum() + d) / denominator
+                let point = origin + t * direction
+                let within = (0..<3).allSatisfy { point[$0] >= lower[$0] - 1e-9 && point[$0] <= upper[$0] + 1e-9 }
+                if t > 0, within, t < (best?.t ?? .infinity) { best = (t, false, index) }
             case let .sphere(c, r):
                 let o = origin - c
                 let b = (o * direction).sum(), q = (o * o).sum() - r * r

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "../util/random.h"
@@ -29,10 +30,16 @@ constexpr double kExtremeShare = 0.02;
 constexpr int kEnvelopeCandidates = 100;
 // Refitting an envelope plane's normal stops after this many rounds of taking the points on it.
 constexpr int kRefitRounds = 5;
-
-bool OnPlane(const Plane& p, const SamplePoint& point) {
-  return PlaneDistance(p, point.X.val) <= kPlaneTolerance * point.depth;
-}
+// A point whose normal is within 45 degrees of a side's axis faces along it: it lies on the side
+// (or on its crease) rather than on a wall across it.
+const double kFacingCosine = std::cos(M_PI / 4);
+// Where the walls' points across a bare side end is looked for within this many tolerances of
+// the first guess, by the largest drop in their number from a band half a tolerance wide inside
+// an offset to the same band beyond it. Matching fattens a textured wall past its crease with a
+// bare side (a window across the crease matches the wall's texture and extends the wall's plane),
+// so a tail of the walls' points lies beyond the side; the drop is at the crease, before the tail.
+constexpr double kWallsEndReach = 4;
+constexpr int kWallsEndCandidates = 200;
 
 // The least-squares plane of `points`: through their mean, normal along their least spread,
 // facing `viewpoint`.
@@ -59,6 +66,36 @@ double Height(const Plane& p, const cv::Vec3d& viewpoint) {
   return p.n[0] * viewpoint[0] + p.n[1] * viewpoint[1] + p.n[2] * viewpoint[2] + p.d;
 }
 
+// Where the points across a bare side end, along `side * axis`, near `guess` (see
+// kWallsEndReach).
+double WallsEnd(const std::vector<SamplePoint>& points, const cv::Vec3d& axis, double side, double guess) {
+  std::vector<std::pair<double, double>> near;  // offset along side * axis, half a tolerance
+  for (const SamplePoint& point : points) {
+    const double along = side * axis.dot(point.X), tolerance = kPlaneTolerance * point.depth;
+    if (std::fabs(along - side * guess) <= kWallsEndReach * tolerance) near.emplace_back(along, tolerance / 2);
+  }
+  if (near.empty()) return guess;
+  std::vector<double> offsets;
+  for (const auto& [along, half] : near) offsets.push_back(along);
+  std::sort(offsets.begin(), offsets.end());
+  double best = side * guess;
+  long best_drop = std::numeric_limits<long>::min();
+  const size_t step = std::max<size_t>(1, offsets.size() / kWallsEndCandidates);
+  for (size_t c = 0; c < offsets.size(); c += step) {
+    const double offset = offsets[c];
+    long drop = 0;
+    for (const auto& [along, half] : near) {
+      if (along <= offset && along >= offset - half) ++drop;
+      if (along > offset && along <= offset + half) --drop;
+    }
+    if (drop > best_drop) {
+      best_drop = drop;
+      best = offset;
+    }
+  }
+  return side * best;
+}
+
 }  // namespace
 
 bool HoldsPlane(const std::vector<Plane>& found, const Plane& plane, const cv::Vec3d& viewpoint) {
@@ -73,6 +110,10 @@ bool HoldsPlane(const std::vector<Plane>& found, const Plane& plane, const cv::V
 
 double PlaneDistance(const Plane& p, const double* X) {
   return std::fabs(p.n[0] * X[0] + p.n[1] * X[1] + p.n[2] * X[2] + p.d);
+}
+
+bool OnPlane(const Plane& p, const SamplePoint& point) {
+  return PlaneDistance(p, point.X.val) <= kPlaneTolerance * point.depth;
 }
 
 // Each point counts for the first plane it lies on only: a crease is on two surfaces, and
@@ -178,28 +219,38 @@ std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::ve
       }
       if (best_count < min_inliers) continue;
       // The candidate lies at the edge of the band of points on the plane (those beyond it are
-      // few by choice): the offset moves to the band's median until it stays, the crease's
-      // middle rather than its edge.
+      // few by choice): the offset moves to the band's median until it stays, the middle of the
+      // side's own points rather than their edge. In a view those are creases; in the scene they
+      // are told apart by their normals, facing along the axis, from the walls' points across
+      // the side, whose median lies inside the room however far they reach.
+      auto own = [&](const SamplePoint& point) {
+        return !search.oriented || std::fabs(axis.dot(point.normal)) >= kFacingCosine;
+      };
+      size_t own_count = 0;
       for (int shift = 0; shift < 10; ++shift) {
         std::vector<double> along;
         for (const SamplePoint& point : points) {
-          if (on_offset(best, point)) along.push_back(axis.dot(point.X));
+          if (own(point) && on_offset(best, point)) along.push_back(axis.dot(point.X));
         }
+        own_count = along.size();
         if (along.empty()) break;
         std::nth_element(along.begin(), along.begin() + along.size() / 2, along.end());
         const double median = along[along.size() / 2];
         if (std::fabs(median - best) <= 1e-4 * std::fabs(best)) break;
         best = median;
       }
+      // A bare side has no points of its own: it is where the walls' points across it end.
+      const bool bare = search.oriented && own_count < min_inliers;
+      if (bare) best = WallsEnd(points, axis, side, best);
       // n . X + d = 0 with the normal facing the viewpoint.
       Plane plane = best < at ? Plane{{axis[0], axis[1], axis[2]}, -best, true}
                               : Plane{{-axis[0], -axis[1], -axis[2]}, best, true};
-      // The room is square only as far as it was built so: the plane may turn to its points, as
-      // long as it stays square.
-      for (int round = 0; search.refit && round < kRefitRounds; ++round) {
+      // The room is square only as far as it was built so: the plane may turn to its own points,
+      // as long as it stays square.
+      for (int round = 0; search.oriented && !bare && round < kRefitRounds; ++round) {
         std::vector<cv::Vec3d> on;
         for (const SamplePoint& point : points) {
-          if (OnPlane(plane, point)) on.push_back(point.X);
+          if (own(point) && OnPlane(plane, point)) on.push_back(point.X);
         }
         if (on.size() < min_inliers) break;
         const Plane turned = FitPlane(on, viewpoint);

@@ -31,14 +31,19 @@ struct Plane {
 };
 
 // A matched point and its depth in the view that matched it: a match's error, and so every
-// tolerance, scales with that depth.
+// tolerance, scales with that depth. Its normal is that of the plane it was matched on, where the
+// search uses it (EnvelopeSearch::oriented).
 struct SamplePoint {
   cv::Vec3d X;
   double depth;
+  cv::Vec3d normal = cv::Vec3d(0, 0, 0);
 };
 
 // The distance of the point X from the plane, along its normal.
 double PlaneDistance(const Plane& p, const double* X);
+
+// Whether the point lies on the plane: within kPlaneTolerance of its depth.
+bool OnPlane(const Plane& p, const SamplePoint& point);
 
 // Up to eight planes through `points`, most supported first, each refitted to its inliers by
 // least squares; the normals face `viewpoint` (the camera, or the middle of the cameras).
@@ -47,14 +52,15 @@ std::vector<Plane> DominantPlanes(std::vector<SamplePoint> points, const cv::Vec
 // How envelope planes are looked for: in one view's sure pixels or in every view's.
 struct EnvelopeSearch {
   double min_share;  // of the sample that must lie on a plane
-  bool refit;        // each plane's normal is refitted to the points on it
+  bool oriented;     // the points' normals tell a side's own points from the walls' across it,
+                     // and each plane's normal is refitted to its own points
 };
 // A view sees a crease or two of a side: the share of a line, not of a surface; and they lie on
 // a line, which fixes no normal.
 constexpr EnvelopeSearch kViewEnvelope{0.01, false};
 // Every view together holds the creases of every side, which span it; but each side's share is
-// diluted by the walls most views face (in the rendered bare room, the floor's skirting, half
-// hidden by furniture, held 0.8 % of the sure pixels, the ceiling's creases 2.7 %).
+// diluted by the walls most views face (in the rendered bare room, the ceiling's creases held
+// 1 % of the sure pixels).
 constexpr EnvelopeSearch kSceneEnvelope{0.005, true};
 
 // The room's envelope planes around `viewpoint`, one per side of its three square directions

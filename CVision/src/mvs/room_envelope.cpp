@@ -4,6 +4,7 @@
 // hold the creases of all four walls, the tops of the vertical corners, and the skirting around
 // the floor.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,70 @@ namespace {
 // view's spread evenly over its own): enough for a side that holds 0.5 % of them
 // (kSceneEnvelope) to count hundreds, few enough for RANSAC's passes over them to take seconds.
 constexpr size_t kSceneSample = 100000;
+// Pixels within this share of the image's shorter side from its border are left out: where a
+// view's frame ends, its sure pixels stop too, and that band of them is where the view stops, not
+// the room (a view looking across the room would put a floor at its frame's bottom edge).
+constexpr double kBorderShare = 0.05;
+
+// A box has no wall inside it. A found plane square with a side (within 5 degrees), inside the
+// box by more than kInnerShare of the box along that side's direction, whose points reach across
+// kSpanShare of the box along one of the other two, is a partition or the inner walls of an L:
+// the box's side behind it would fill its bare parts, outside the room. Furniture reaches across
+// less (a table, a sofa's back), or stands against a side.
+constexpr double kInnerShare = 0.05;
+constexpr double kSpanShare = 0.9;
+
+// Whether a found plane runs across the box of `sides` (pairs of opposite sides, each pair's
+// axis the first side's normal) inside it: see kInnerShare.
+bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane& plane,
+                const std::vector<internal::SamplePoint>& points) {
+  using internal::Plane;
+  // The box along each of its three directions: the first side's normal, and the offsets along it
+  // of the first side (n . X = -d) and of the opposite one.
+  struct Direction {
+    cv::Vec3d axis;
+    double low, high;
+  };
+  std::vector<Direction> box;
+  for (size_t i = 0; i < sides.size(); ++i) {
+    const cv::Vec3d axis(sides[i].n);
+    for (size_t j = i + 1; j < sides.size(); ++j) {
+      if (axis.dot(cv::Vec3d(sides[j].n)) < -0.9) box.push_back({axis, -sides[i].d, sides[j].d});
+    }
+  }
+  if (box.size() != 3) return false;
+  const double parallel = std::cos(5 * M_PI / 180);
+  for (size_t k = 0; k < 3; ++k) {
+    const cv::Vec3d normal(plane.n);
+    if (std::fabs(normal.dot(box[k].axis)) < parallel) continue;
+    // Its own points: those on it and on no side (a plane at a table's height holds a band of
+    // every wall it crosses).
+    std::vector<const internal::SamplePoint*> on;
+    for (const auto& point : points) {
+      if (!internal::OnPlane(plane, point)) continue;
+      if (std::none_of(sides.begin(), sides.end(), [&](const Plane& side) { return internal::OnPlane(side, point); })) {
+        on.push_back(&point);
+      }
+    }
+    if (on.size() < 2) return false;
+    // Its offset along the axis, at the middle of its points.
+    double middle = 0;
+    for (const auto* point : on) middle += box[k].axis.dot(point->X);
+    middle /= double(on.size());
+    const double size = box[k].high - box[k].low, inside = kInnerShare * size;
+    if (!(middle > box[k].low + inside && middle < box[k].high - inside)) return false;
+    for (size_t other = 0; other < 3; ++other) {
+      if (other == k) continue;
+      std::vector<double> along;
+      for (const auto* point : on) along.push_back(box[other].axis.dot(point->X));
+      std::sort(along.begin(), along.end());
+      // The span of the middle 96 % of its points, so that a few stray matches do not stretch it.
+      const double span = along[along.size() * 98 / 100] - along[along.size() * 2 / 100];
+      if (span >= kSpanShare * (box[other].high - box[other].low)) return true;
+    }
+  }
+  return false;
+}
 
 }  // namespace
 }  // namespace mvs
@@ -52,18 +117,26 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
         return Fail(CVIS_INVALID_ARGUMENT, Str(depth_paths[v], ": depth map is ", map->width, "x", map->height,
                                                ", its view ", view.width, "x", view.height));
       }
+      const int border = int(std::ceil(mvs::kBorderShare * std::min(map->width, map->height)));
       std::vector<size_t> sure;
-      for (size_t i = 0; i < map->depth.size(); ++i) {
-        if (map->depth[i] > 0 && map->cost[i] <= kSureCost) sure.push_back(i);
+      for (int y = border; y < map->height - border; ++y) {
+        for (int x = border; x < map->width - border; ++x) {
+          const size_t i = map->Index(x, y);
+          if (map->depth[i] > 0 && map->cost[i] <= kSureCost) sure.push_back(i);
+        }
       }
       const size_t step = (sure.size() + quota - 1) / quota;
       for (size_t k = 0; k < sure.size(); k += std::max<size_t>(1, step)) {
         const size_t i = sure[k];
         const double depth = map->depth[i];
-        double cam[3], world[3];
+        double cam[3], world[3], normal[3];
         view.CamFromPixel(double(i % size_t(map->width)) + 0.5, double(i / size_t(map->width)) + 0.5, depth, cam);
         view.WorldFromCam(cam, world);
-        sample.push_back(SamplePoint{cv::Vec3d(world[0], world[1], world[2]), depth});
+        const float* n = &map->normal[3 * i];
+        const double n_cam[3] = {n[0], n[1], n[2]};
+        view.WorldFromCamDirection(n_cam, normal);
+        sample.push_back(SamplePoint{cv::Vec3d(world[0], world[1], world[2]), depth,
+                                     cv::Vec3d(normal[0], normal[1], normal[2])});
       }
       middle += cv::Vec3d(view.center[0], view.center[1], view.center[2]);
     }
@@ -71,6 +144,9 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     const std::vector<Plane> found = DominantPlanes(sample, middle, seed);
     const std::vector<Plane> envelope = EnvelopePlanes(found, sample, middle, kSceneEnvelope);
     if (envelope.size() != 6) return CVIS_OK;
+    for (const Plane& plane : found) {
+      if (mvs::WallInside(envelope, plane, sample)) return CVIS_OK;
+    }
     for (const int v : views) {
       const double* c = ws.view(v).center;
       for (const Plane& p : envelope) {

@@ -115,6 +115,9 @@ public struct Report: Codable, Sendable {
     public var densePointsSensorDepth: Int?
     /// Views whose sensor depth joined the cloud; nil as ``densePointsSensorDepth``.
     public var denseSensorDepthViews: Int?
+    /// The room's envelope the dense stage found; nil when it found none (not a room seen from
+    /// inside, or planar priors off) or did not run.
+    public var denseRoomEnvelope: RoomEnvelope?
     /// Triangles of the model files; nil without the mesh stages.
     public var triangles: Int?
     /// Side of a texture page in pixels, and the number of pages; nil without the mesh stages.
@@ -175,6 +178,7 @@ public struct Report: Codable, Sendable {
         case automaticMasks = "automatic_masks"
         case models, advice, detail, densePoints = "dense_points", triangles
         case densePointsSensorDepth = "dense_points_sensor_depth", denseSensorDepthViews = "dense_sensor_depth_views"
+        case denseRoomEnvelope = "dense_room_envelope"
         case textureSize = "texture_size", texturePages = "texture_pages", meshUnits = "mesh_units", stages, version
         case metricScale = "metric_scale", scaleSource = "scale_source", metricScaleSpread = "metric_scale_spread"
         case metricScalePoints = "metric_scale_points", metricScaleNote = "metric_scale_note"
@@ -194,7 +198,7 @@ public struct Report: Codable, Sendable {
         guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return data }
         for key in ["capture_kind", "azimuth_coverage_deg", "elevation_spread_deg", "angular_measures_note", "up_source",
                     "coverage_sectors", "turntable_evidence", "even_turn", "blur_floor", "blur_floor_fraction", "masks", "texture",
-                    "dense_points", "dense_points_sensor_depth", "dense_sensor_depth_views", "triangles",
+                    "dense_points", "dense_points_sensor_depth", "dense_sensor_depth_views", "dense_room_envelope", "triangles",
                     "texture_size", "texture_pages", "mesh_units", "input", "options", "options_fingerprint",
                     "metric_scale", "scale_source", "metric_scale_spread", "metric_scale_points", "metric_scale_note", "metric_scale_markers",
                     "model_frame", "model_frame_note", "video", "automatic_masks", "pose_check",

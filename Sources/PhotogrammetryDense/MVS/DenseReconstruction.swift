@@ -59,6 +59,8 @@ public struct DenseReconstruction {
         public var refusedSensorDepth: [RejectedImage]
         /// Images left without a depth map, with the reason.
         public var skippedImages: [RejectedImage]
+        /// The room's envelope the planar-prior pass used (six planes, world frame), or empty.
+        public var envelope: [WorldPlane]
         /// Seconds per step: "dense: undistortion", "dense: depth maps", "dense: sensor depth"
         /// (with sensor depth), "dense: fusion".
         public var stepSeconds: [Report.Stage]
@@ -149,7 +151,8 @@ public struct DenseReconstruction {
         return Result(points: fused.points, depthMaps: maps.fused.compactMap { $0 }.count,
                       computedDepthMaps: maps.computed, reusedDepthMaps: maps.reused, reusedCloud: fused.reused,
                       sensorPoints: fused.sensorPoints, sensorViews: sensor?.viewsWithDepth ?? 0,
-                      refusedSensorDepth: sensor?.refused ?? [], skippedImages: skipped, stepSeconds: steps)
+                      refusedSensorDepth: sensor?.refused ?? [], skippedImages: skipped, envelope: maps.envelope,
+                      stepSeconds: steps)
     }
 
     /// Runs one step, records its wall time and tells the progress sink.

@@ -117,7 +117,8 @@ public enum ReportHTML {
         facts.append(("Units", units, false))
         if let points = report.densePoints {
             facts.append(("Dense cloud", "\(ReportFormat.count(points)) points, \(escape(report.detail)) detail"
-                + (ReportFormat.sensorShare(report).map { ", " + escape($0) } ?? ""), false))
+                + (ReportFormat.sensorShare(report).map { ", " + escape($0) } ?? "")
+                + (ReportFormat.roomEnvelope(report).map { ", " + escape($0) } ?? ""), false))
         }
         if let triangles = report.triangles {
             facts.append(("Mesh", "\(ReportFormat.count(triangles)) triangles"

@@ -62,6 +62,8 @@ public struct DenseStage: CheckpointedStage {
         /// Nil when the capture has no sensor depth.
         public var sensorPoints: Int?
         public var sensorViews: Int?
+        /// Nil when the dense stage found no room's envelope.
+        public var roomEnvelope: RoomEnvelope?
     }
 
     public static let name = "dense"
@@ -94,7 +96,8 @@ public struct DenseStage: CheckpointedStage {
             // HEIC photos are looked into for depth items; when none had one, there was no sensor depth.
             let sensor = stage.sensorDepth != nil && (result.sensorViews > 0 || !result.refusedSensorDepth.isEmpty)
             return Output(points: result.points, reusedDepthMaps: result.reusedDepthMaps, reusedCloud: result.reusedCloud,
-                          sensorPoints: sensor ? result.sensorPoints : nil, sensorViews: sensor ? result.sensorViews : nil)
+                          sensorPoints: sensor ? result.sensorPoints : nil, sensorViews: sensor ? result.sensorViews : nil,
+                          roomEnvelope: RoomEnvelope(planes: result.envelope))
         } catch PipelineError.cancelled {
             throw PipelineError.cancelled
         } catch {
@@ -117,6 +120,7 @@ public struct DenseStage: CheckpointedStage {
         scene.report.densePoints = output.points
         scene.report.densePointsSensorDepth = output.sensorPoints
         scene.report.denseSensorDepthViews = output.sensorViews
+        scene.report.denseRoomEnvelope = output.roomEnvelope
     }
 
     /// The capture's sensor depth as the dense stage reads it, nil when it has none: each
@@ -132,5 +136,27 @@ public struct DenseStage: CheckpointedStage {
             guard let image = byName[name], case .depth(let found) = depth.load(image) else { return nil }
             return found
         }
+    }
+}
+
+extension RoomEnvelope {
+    /// The extents of the box of six planes (normals into the room) in a model stood upright
+    /// (+Y up); nil for any other number of planes.
+    init?(planes: [WorldPlane]) {
+        guard planes.count == 6 else { return nil }
+        // Opposite sides: their normals point against each other, and their offsets add up to the
+        // distance between them.
+        var extents: [(along: SIMD3<Double>, size: Double)] = []
+        var rest = planes
+        while let plane = rest.first {
+            rest.removeFirst()
+            guard let opposite = rest.indices.min(by: { (rest[$0].normal * plane.normal).sum() < (rest[$1].normal * plane.normal).sum() })
+            else { return nil }
+            extents.append((plane.normal, plane.offset + rest[opposite].offset))
+            rest.remove(at: opposite)
+        }
+        let up = extents.indices.max { abs(extents[$0].along.y) < abs(extents[$1].along.y) }!
+        let floor = extents.indices.filter { $0 != up }.map { extents[$0].size }.sorted(by: >)
+        self.init(height: extents[up].size, length: floor[0], width: floor[1])
     }
 }

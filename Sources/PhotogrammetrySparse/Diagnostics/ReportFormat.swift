@@ -24,6 +24,14 @@ package enum ReportFormat {
             + "the rest from the photographs"
     }
 
+    /// The room's envelope the dense stage found: "a room's envelope 5.00 × 4.00 m, 2.60 m high";
+    /// nil without one.
+    package static func roomEnvelope(_ report: Report) -> String? {
+        guard let room = report.denseRoomEnvelope else { return nil }
+        let unit = report.lengthUnit == .metres ? " m" : " units"
+        return "a room's envelope \(fixed(room.length, 2)) × \(fixed(room.width, 2))\(unit), \(fixed(room.height, 2))\(unit) high"
+    }
+
     /// A ratio as a whole percentage, "92%".
     package static func percent(_ ratio: Double) -> String {
         ratio.isFinite ? "\(Int((ratio * 100).rounded()))%" : "–"

@@ -59,7 +59,8 @@ public enum ReportSummary {
         }
         if let points = report.densePoints {
             lines.append(row("dense", "\(ReportFormat.count(points)) points (\(report.detail) detail"
-                + (ReportFormat.sensorShare(report).map { "; \($0)" } ?? "") + ")"))
+                + (ReportFormat.sensorShare(report).map { "; \($0)" } ?? "")
+                + (ReportFormat.roomEnvelope(report).map { "; \($0)" } ?? "") + ")"))
         }
         if let texture = report.texture, texture.verdict == "low" {
             lines.append(row("texture", "low: median \(ReportFormat.count(texture.medianFeatures)) features per frame at the "

@@ -1,0 +1,134 @@
+import Foundation
+import XCTest
+@testable import PhotogrammetryCore
+@testable import PhotogrammetryBridge
+import PhotogrammetryTestSupport
+
+/// The room's envelope found among every view's sure pixels, and the planar-prior pass filling a
+/// bare ceiling and floor from it, in a rendered box room seen from inside.
+final class RoomEnvelopeTests: XCTestCase {
+    /// A room 5 m by 4 m and 2.6 m high (y is down), its walls textured and its ceiling and floor
+    /// bare, each one plain tone, so that only their creases with the walls can be matched. Every
+    /// plane's normal faces into the room.
+    private static let halfSize = SIMD3(2.5, 1.3, 2.0)
+    private static let sides: [(normal: SIMD3<Double>, offset: Double)] = [
+        (SIMD3(0, 1, 0), halfSize.y), (SIMD3(0, -1, 0), halfSize.y),  // ceiling, floor
+        (SIMD3(1, 0, 0), halfSize.x), (SIMD3(-1, 0, 0), halfSize.x),
+        (SIMD3(0, 0, 1), halfSize.z), (SIMD3(0, 0, -1), halfSize.z),
+    ]
+    private static let ceiling = 0, floor = 1
+
+    /// Cameras near the room's middle, in pairs 0.4 m apart, each pair looking into one corner, up
+    /// at its ceiling or down at its floor; view 0 looks up.
+    private func room() -> MVSTestScene {
+        var scene = MVSTestScene(surfaces: Self.sides.map { .plane(normal: $0.normal, offset: $0.offset) },
+                                 sources: 1, width: 320, height: 240, focal: 260)
+        scene.plainSurfaces = [Self.ceiling: 0.85, Self.floor: 0.3]
+        let template = scene.views[0]
+        scene.views = []
+        for (x, z) in [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)] {
+            for height in [-Self.halfSize.y, Self.halfSize.y] {
+                let corner = SIMD3(x * Self.halfSize.x, height, z * Self.halfSize.z)
+                // 0.4 m apart across the line of sight.
+                let across = SIMD3(-z, 0, x) / 2.0.squareRoot() * 0.2
+                for side in [-1.0, 1.0] {
+                    var view = template
+                    view.camFromWorld = MVSTestScene.lookAt(from: side * across - 0.2 * SIMD3(x, 0, z),
+                                                            to: SIMD3(corner.x * 0.9, corner.y * 0.7, corner.z * 0.9))
+                    scene.views.append(view)
+                }
+            }
+        }
+        return scene
+    }
+
+    /// Every view's photometric map, each matched against all the others.
+    private func photometricMaps(_ scene: MVSTestScene, in directory: URL) throws -> (MVSWorkspace, [URL]) {
+        let (files, _, _) = try scene.write(to: directory)
+        let workspace = try MVSWorkspace(views: scene.views, imageFiles: files, maskFiles: [])
+        let maps = scene.views.indices.map { directory.appendingPathComponent("view\($0).photometric.dm") }
+        for reference in scene.views.indices {
+            let sources = scene.views.indices.filter { $0 != reference }
+            try workspace.computeDepthMap(PatchMatchProblem(reference: reference, sources: sources, depthRange: 0.5...8),
+                                          options: PatchMatchOptions(), output: maps[reference])
+        }
+        return (workspace, maps)
+    }
+
+    func testTheEnvelopeIsTheRoomsSixSides() throws {
+        let scene = room()
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        let envelope = try workspace.roomEnvelope(depthMaps: maps)
+        XCTAssertEqual(envelope.count, 6)
+        for side in Self.sides {
+            // Each true side has one plane within 1 degree and 3 cm of it, its normal into the room.
+            let match = envelope.first { ($0.normal * side.normal).sum() > cos(1 * Double.pi / 180) }
+            XCTAssertNotNil(match, "no plane along \(side.normal)")
+            if let match { XCTAssertEqual(match.offset, side.offset, accuracy: 0.03, "\(side.normal)") }
+        }
+        // Not a room seen from inside: with one pair of views (looking up at a ceiling corner) and
+        // no other, no square box holds the cameras.
+        var two = Array(repeating: URL?.none, count: maps.count)
+        two[0] = maps[0]
+        two[1] = maps[1]
+        XCTAssertEqual(try workspace.roomEnvelope(depthMaps: two), [])
+    }
+
+    /// A textured partition from floor to ceiling across half the room makes it no box: the box's
+    /// side behind the partition would fill the partition's bare parts outside the room.
+    func testAPartitionAcrossTheRoomLeavesNoEnvelope() throws {
+        var scene = room()
+        let h = Self.halfSize
+        scene.surfaces.append(.panel(normal: SIMD3(1, 0, 0), offset: -1.2, lower: SIMD3(1.2, -h.y, -h.z),
+                                     upper: SIMD3(1.2, h.y, 0.2)))
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        XCTAssertEqual(try workspace.roomEnvelope(depthMaps: maps), [])
+    }
+
+    /// View 0 looks up into a corner: the bare ceiling fills most of its top. Alone, the view sees
+    /// the ceiling's creases with two walls, which lie on a line, and little of the ceiling fills;
+    /// with the room's envelope, found among every view's pixels, most of it does, on its plane.
+    func testTheEnvelopeFillsABareCeilingTheViewAloneCannot() throws {
+        let scene = room()
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        let envelope = try workspace.roomEnvelope(depthMaps: maps)
+        XCTAssertEqual(envelope.count, 6)
+        var options = PatchMatchOptions()
+        options.planarPriors = true
+        let sources = Array(1..<scene.views.count)
+        func planar(_ envelope: [WorldPlane]) throws -> DepthMap {
+            let output = maps[0].deletingLastPathComponent().appendingPathComponent("view0.planar\(envelope.count).dm")
+            try workspace.computeDepthMap(
+                PatchMatchProblem(reference: 0, sources: sources, depthRange: 0.5...8, pass: .planarPrior,
+                                  previousDepth: maps[0], sourceDepths: sources.map { maps[$0] }, envelope: envelope),
+                options: options, output: output)
+            return try DepthMap.load(output)
+        }
+        let alone = try planar([]), withEnvelope = try planar(envelope)
+
+        // The view's ceiling pixels 0.3 m or more from the walls (their windows hold no crease).
+        let view = scene.views[0], truth = scene.render(0).depth
+        let origin = view.camFromWorld.centerInWorld
+        let ceilingPixels = truth.indices.filter { i in
+            let ray = SIMD3((Double(i % view.width) + 0.5 - view.cx) / view.fx, (Double(i / view.width) + 0.5 - view.cy) / view.fy, 1)
+            let point = view.camFromWorld.inverse.apply(ray * Double(truth[i]))
+            let direction = point - origin
+            guard scene.hit(origin: origin, direction: direction / (direction * direction).sum().squareRoot())?.surface == Self.ceiling
+            else { return false }
+            return abs(point.x) < Self.halfSize.x - 0.3 && abs(point.z) < Self.halfSize.z - 0.3
+        }
+        XCTAssertGreaterThan(ceilingPixels.count, 2000)
+        func filled(_ map: DepthMap) -> (share: Double, onPlane: Double) {
+            map.withDepths { depths in
+                let valid = ceilingPixels.filter { depths[$0] > 0 }
+                let on = valid.filter { abs(depths[$0] - truth[$0]) < 0.02 * truth[$0] }
+                return (Double(valid.count) / Double(ceilingPixels.count), Double(on.count) / Double(max(1, valid.count)))
+            }
+        }
+        let before = filled(alone), after = filled(withEnvelope)
+        XCTAssertLessThan(before.share, 0.5, "alone")
+        XCTAssertGreaterThan(after.share, 0.9, "with the envelope")
+        XCTAssertGreaterThan(after.onPlane, 0.95, "with the envelope")
+    }
+}
+

@@ -85,6 +85,19 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertEqual(try workspace.roomEnvelope(depthMaps: maps), [])
     }
 
+    /// A room not built square: a textured ceiling sloping at 30 degrees over one end of the room
+    /// (below the flat ceiling's height) leaves no envelope, whose flat ceiling would lie above it.
+    func testASlopingCeilingLeavesNoEnvelope() throws {
+        var scene = room()
+        let h = Self.halfSize
+        // Down towards +x (y is down) from the flat ceiling at x = 0.8: n . X + d = 0 through (0.8, -h.y).
+        let normal = SIMD3(-sin(Double.pi / 6), cos(Double.pi / 6), 0)
+        scene.surfaces.append(.panel(normal: normal, offset: -(normal * SIMD3(0.8, -h.y, 0)).sum(),
+                                     lower: SIMD3(0.8, -h.y, -h.z), upper: SIMD3(h.x, h.y, h.z)))
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        XCTAssertEqual(try workspace.roomEnvelope(depthMaps: maps), [])
+    }
+
     /// View 0 looks up into a corner: the bare ceiling fills most of its top. Alone, the view sees
     /// the ceiling's creases with two walls, which lie on a line, and little of the ceiling fills;
     /// with the room's envelope, found among every view's pixels, most of it does, on its plane.

@@ -27,6 +27,11 @@ constexpr size_t kSceneSample = 100000;
 // the room (a view looking across the room would put a floor at its frame's bottom edge).
 constexpr double kBorderShare = 0.05;
 
+// A room built square: every plane found among the views' matches is square with its sides,
+// within this. A sloping ceiling or a wall at an angle is not, and the box would fill their bare
+// parts at a side behind them.
+constexpr double kSquareDeg = 5;
+
 // A box has no wall inside it. A found plane square with a side (within 5 degrees), inside the
 // box by more than kInnerShare of the box along that side's direction, whose points reach across
 // kSpanShare of the box along one of the other two, is a partition or the inner walls of an L:
@@ -34,6 +39,14 @@ constexpr double kBorderShare = 0.05;
 // less (a table, a sofa's back), or stands against a side.
 constexpr double kInnerShare = 0.05;
 constexpr double kSpanShare = 0.9;
+
+// Whether the plane is parallel to one of `sides`, within kSquareDeg.
+bool SquareWith(const std::vector<internal::Plane>& sides, const internal::Plane& plane) {
+  const double parallel = std::cos(kSquareDeg * M_PI / 180);
+  return std::any_of(sides.begin(), sides.end(), [&](const internal::Plane& side) {
+    return std::fabs(side.n[0] * plane.n[0] + side.n[1] * plane.n[1] + side.n[2] * plane.n[2]) >= parallel;
+  });
+}
 
 // Whether a found plane runs across the box of `sides` (pairs of opposite sides, each pair's
 // axis the first side's normal) inside it: see kInnerShare.
@@ -54,7 +67,7 @@ bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane
     }
   }
   if (box.size() != 3) return false;
-  const double parallel = std::cos(5 * M_PI / 180);
+  const double parallel = std::cos(kSquareDeg * M_PI / 180);
   for (size_t k = 0; k < 3; ++k) {
     const cv::Vec3d normal(plane.n);
     if (std::fabs(normal.dot(box[k].axis)) < parallel) continue;
@@ -145,7 +158,7 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     const std::vector<Plane> envelope = EnvelopePlanes(found, sample, middle, kSceneEnvelope);
     if (envelope.size() != 6) return CVIS_OK;
     for (const Plane& plane : found) {
-      if (mvs::WallInside(envelope, plane, sample)) return CVIS_OK;
+      if (!mvs::SquareWith(envelope, plane) || mvs::WallInside(envelope, plane, sample)) return CVIS_OK;
     }
     for (const int v : views) {
       const double* c = ws.view(v).center;

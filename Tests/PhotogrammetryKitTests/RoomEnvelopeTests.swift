@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PhotogrammetryCore
 @testable import PhotogrammetryBridge
+@testable import PhotogrammetryKit
 import PhotogrammetryTestSupport
 
 /// The room's envelope found among every view's sure pixels, and the planar-prior pass filling a
@@ -143,5 +144,21 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertGreaterThan(after.share, 0.9, "with the envelope")
         XCTAssertGreaterThan(after.onPlane, 0.95, "with the envelope")
     }
-}
 
+    /// The report's extents of a box 5 m long, 4 m wide and 2.6 m high, turned 30 degrees about
+    /// the model's up (+Y), its floor below the origin: height along up, the floor's extents
+    /// longer first; any other number of planes has none.
+    func testTheReportedExtentsAreTheBoxsHeightLengthAndWidth() {
+        let turn = Double.pi / 6
+        let along = SIMD3(cos(turn), 0, sin(turn)), across = SIMD3(-sin(turn), 0, cos(turn)), up = SIMD3<Double>(0, 1, 0)
+        // Normals into the room; the room spans -2..3 along `along`, -1.5..2.5 across, -1..1.6 up.
+        let planes = [WorldPlane(normal: up, offset: 1), WorldPlane(normal: -up, offset: 1.6),
+                      WorldPlane(normal: along, offset: 2), WorldPlane(normal: -along, offset: 3),
+                      WorldPlane(normal: across, offset: 1.5), WorldPlane(normal: -across, offset: 2.5)]
+        let envelope = RoomEnvelope(planes: planes.reversed())
+        XCTAssertEqual(envelope?.height ?? 0, 2.6, accuracy: 1e-12)
+        XCTAssertEqual(envelope?.length ?? 0, 5, accuracy: 1e-12)
+        XCTAssertEqual(envelope?.width ?? 0, 4, accuracy: 1e-12)
+        XCTAssertNil(RoomEnvelope(planes: Array(planes.prefix(5))))
+    }
+}

@@ -19,6 +19,11 @@
 // is marked (cost 2, the cost of no match) and must still be confirmed by other views, by the
 // geometric pass's forward-backward check when it runs, and by fusion, which keeps a point only
 // where enough views' depths agree.
+//
+// A view alone sees a bare ceiling through a crease or two, so its own planes leave most of it
+// empty. When the pass is given the room's envelope, found once among every view's sure pixels
+// (room_envelope.cpp), the envelope stands for the planes the view would find of it, and it
+// fills, tile by tile, what the view's own triangles leave.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -12,9 +12,11 @@ namespace mvs {
 namespace internal {
 namespace {
 
-// A room's surfaces are found one after another by RANSAC: a plane needs kMinPlaneShare of the
-// sample, so a book on a table is not a surface, and at most kMaxPlanes are looked for: a box
-// room seen from inside shows at most five of its six sides, and a few more for its furniture.
+// A room's surfaces, the planes that hold many of the sample's points (a wall with its pictures
+// and its creases, the floor with its rug), are found one after another by RANSAC: a plane needs
+// kMinPlaneShare of the sample, so a book on a table is not a surface, and at most kMaxPlanes are
+// looked for: a box room seen from inside shows at most five of its six sides to a view, and a
+// few more for its furniture.
 constexpr int kPlaneIterations = 300;
 constexpr double kMinPlaneShare = 0.03;
 constexpr int kMaxPlanes = 8;
@@ -62,7 +64,7 @@ Plane FitPlane(const std::vector<cv::Vec3d>& points, const cv::Vec3d& viewpoint)
 }
 
 // The distance of the viewpoint from the plane (positive: the normal faces it).
-double Height(const Plane& p, const cv::Vec3d& viewpoint) {
+double ViewpointDistance(const Plane& p, const cv::Vec3d& viewpoint) {
   return p.n[0] * viewpoint[0] + p.n[1] * viewpoint[1] + p.n[2] * viewpoint[2] + p.d;
 }
 
@@ -102,7 +104,7 @@ bool HoldsPlane(const std::vector<Plane>& found, const Plane& plane, const cv::V
   const double parallel = std::cos(kSquareDeg * M_PI / 180);
   for (const Plane& p : found) {
     const double cosine = p.n[0] * plane.n[0] + p.n[1] * plane.n[1] + p.n[2] * plane.n[2];
-    const double hp = Height(p, viewpoint), hq = Height(plane, viewpoint);
+    const double hp = ViewpointDistance(p, viewpoint), hq = ViewpointDistance(plane, viewpoint);
     if (cosine > parallel && std::fabs(hp - hq) <= 2 * kPlaneTolerance * std::max(hp, hq)) return true;
   }
   return false;

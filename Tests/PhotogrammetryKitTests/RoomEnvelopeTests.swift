@@ -75,6 +75,16 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertEqual(try workspace.roomEnvelope(depthMaps: two), [])
     }
 
+    /// Views that look down into the corners only see the walls up to where their frames end,
+    /// not the ceiling: the walls' points thin out there, below walls that other views matched
+    /// higher, and no envelope is made of them.
+    func testViewsThatNeverSeeTheCeilingLeaveNoEnvelope() throws {
+        var scene = room()
+        scene.views = scene.views.enumerated().filter { ($0.offset / 2) % 2 == 1 }.map(\.element)
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        XCTAssertEqual(try workspace.roomEnvelope(depthMaps: maps), [])
+    }
+
     /// A textured partition from floor to ceiling across half the room makes it no box: the box's
     /// side behind the partition would fill the partition's bare parts outside the room.
     func testAPartitionAcrossTheRoomLeavesNoEnvelope() throws {

@@ -42,6 +42,10 @@ const double kFacingCosine = std::cos(M_PI / 4);
 // so a tail of the walls' points lies beyond the side; the drop is at the crease, before the tail.
 constexpr double kWallsEndReach = 4;
 constexpr int kWallsEndCandidates = 200;
+// A side's own points are at least this share of the band on it: on the rendered bare room's
+// ceiling, a third (its creases, the rest the walls' points by them); where a rendered room's
+// walls fade out below a ceiling its views barely see, 3 % (the walls' points with noisy normals).
+constexpr double kOwnShare = 0.1;
 
 // The least-squares plane of `points`: through their mean, normal along their least spread,
 // facing `viewpoint`.
@@ -87,8 +91,7 @@ double WallsEnd(const std::vector<SamplePoint>& points, const cv::Vec3d& axis, d
     const double offset = offsets[c];
     long drop = 0;
     for (const auto& [along, half] : near) {
-      if (along <= offset && along >= offset - half) ++drop;
-      if (along > offset && along <= offset + half) --drop;
+      drop += (along <= offset && along >= offset - half) - (along > offset && along <= offset + half);
     }
     if (drop > best_drop) {
       best_drop = drop;
@@ -228,6 +231,7 @@ std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::ve
       auto own = [&](const SamplePoint& point) {
         return !search.oriented || std::fabs(axis.dot(point.normal)) >= kFacingCosine;
       };
+      const double candidate = best;
       size_t own_count = 0;
       for (int shift = 0; shift < 10; ++shift) {
         std::vector<double> along;
@@ -242,8 +246,16 @@ std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::ve
         best = median;
       }
       // A bare side has no points of its own: it is where the walls' points across it end.
-      const bool bare = search.oriented && own_count < min_inliers;
-      if (bare) best = WallsEnd(points, axis, side, best);
+      // Facing points that are a small share of the band are the walls' own, with noisy normals.
+      bool bare = false;
+      if (search.oriented) {
+        size_t band = 0;
+        for (const SamplePoint& point : points) band += on_offset(best, point);
+        bare = own_count < min_inliers || double(own_count) < kOwnShare * double(band);
+      }
+      if (bare) {
+        best = WallsEnd(points, axis, side, candidate);
+      }
       // n . X + d = 0 with the normal facing the viewpoint.
       Plane plane = best < at ? Plane{{axis[0], axis[1], axis[2]}, -best, true}
                               : Plane{{-axis[0], -axis[1], -axis[2]}, best, true};

@@ -141,9 +141,12 @@ typedef struct cvis_patch_match_problem {
  * Alone, a view sees a bare ceiling only through its creases with one or two walls, which fix no
  * plane; together, the views hold every side's creases. Once two of the room's dominant planes
  * are within 5 degrees of square, each side is where the sure pixels stop along one of the three
- * directions, moved to the middle of the band of pixels on it and turned to fit them. *out_count
- * is 6, or 0 when there is no such box or it does not hold every camera centre (not a room seen
- * from inside, or a side no view reaches). */
+ * directions: the middle of the side's own pixels (their normals along it), turned to fit them,
+ * or, for a bare side, where the walls' pixels across it end. *out_count is 6, or 0 when there
+ * is no such box or it is not the room's: a camera centre outside it, a dominant plane not square
+ * with it or running across it inside (a partition), or a side that views surely see beyond (where
+ * they stopped looking rather than where the room ends). The rules and their measures are in
+ * room_envelope.cpp and planes.cpp. */
 cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, const char* const* depth_paths,
                                    uint64_t seed, cvis_mvs_plane out_planes[6], int32_t* out_count);
 

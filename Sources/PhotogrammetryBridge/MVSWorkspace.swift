@@ -101,7 +101,8 @@ public final class MVSWorkspace: @unchecked Sendable {
 
     /// The envelope of a room seen from inside (floor, ceiling and four walls, normals into the
     /// room), found among the sure pixels of every view's photometric depth map together
-    /// (`cvis_mvs_room_envelope`): six planes, or none when no square box holds every camera.
+    /// (`cvis_mvs_room_envelope`): six planes, or none when no square box is the room's (a camera
+    /// outside it, a plane not square with it or across it inside, a side the views see beyond).
     ///
     /// - Parameter depthMaps: One photometric depth map per view, in workspace order (nil: none).
     /// - Throws: ``CVisionError`` for a wrong count or an unreadable map.

@@ -26,7 +26,6 @@
 // fills, tile by tile, what the view's own triangles leave.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -136,11 +135,7 @@ void Solver::PlanarPrior() {
   // else what this view's own show of it.
   std::vector<Plane> envelope;
   for (const cvis_mvs_plane& world : problem_.envelope) {
-    // n_w . X_w + d_w = 0 with X_w = R^T (X - t): (R n_w) . X + d_w - (R n_w) . t = 0.
-    Plane p{{0, 0, 0}, world.offset, true};
-    ref.CamFromWorldDirection(world.normal, p.n);
-    for (int c = 0; c < 3; ++c) p.d -= p.n[c] * ref.t[c];
-    envelope.push_back(p);
+    envelope.push_back(CameraPlane(Plane{{world.normal[0], world.normal[1], world.normal[2]}, world.offset, true}, ref));
   }
   if (problem_.envelope.empty()) envelope = EnvelopePlanes(found, sample, camera, kViewEnvelope);
   std::vector<Plane> surfaces = found;
@@ -347,15 +342,8 @@ void Solver::PlanarPrior() {
       for (int x = 0; x < w; ++x) {
         if (taken[x] >= 0 || !in_mask(x, y)) continue;
         const double ray[3] = {(x + 0.5 - ref.cx) / ref.fx, (y + 0.5 - ref.cy) / ref.fy, 1};
-        double nearest = std::numeric_limits<double>::infinity();
-        size_t side = envelope.size();
-        for (size_t k = 0; k < envelope.size(); ++k) {
-          const Plane& p = envelope[k];
-          const double n_dot_ray = p.n[0] * ray[0] + p.n[1] * ray[1] + p.n[2] * ray[2];
-          if (!(n_dot_ray < 0) || !(p.d / -n_dot_ray < nearest)) continue;
-          nearest = p.d / -n_dot_ray;
-          side = k;
-        }
+        double nearest;
+        const size_t side = ExitSide(envelope, ray, &nearest);
         if (side == envelope.size() || !(nearest >= depth_min && nearest <= depth_max)) continue;
         const Plane& p = envelope[side];
         const double ray_length = std::sqrt(ray[0] * ray[0] + ray[1] * ray[1] + 1);

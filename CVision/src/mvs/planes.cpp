@@ -21,9 +21,6 @@ constexpr int kPlaneIterations = 300;
 constexpr double kMinPlaneShare = 0.03;
 constexpr int kMaxPlanes = 8;
 
-// Two found planes this close to perpendicular are two walls, or a wall and the floor, of a room
-// built square.
-constexpr double kSquareDeg = 5;
 // An envelope plane: at most kBeyondShare of the sample lies beyond it (matches on noise), and
 // the search's share on it. Its offset is tried from the kExtremeShare of the points farthest
 // along the direction.
@@ -67,11 +64,6 @@ Plane FitPlane(const std::vector<cv::Vec3d>& points, const cv::Vec3d& viewpoint)
   return Plane{{n[0], n[1], n[2]}, d, true};
 }
 
-// The distance of the viewpoint from the plane (positive: the normal faces it).
-double ViewpointDistance(const Plane& p, const cv::Vec3d& viewpoint) {
-  return p.n[0] * viewpoint[0] + p.n[1] * viewpoint[1] + p.n[2] * viewpoint[2] + p.d;
-}
-
 // Where the points across a bare side end, along `side * axis`, near `guess` (see
 // kWallsEndReach).
 double WallsEnd(const std::vector<SamplePoint>& points, const cv::Vec3d& axis, double side, double guess) {
@@ -102,6 +94,30 @@ double WallsEnd(const std::vector<SamplePoint>& points, const cv::Vec3d& axis, d
 }
 
 }  // namespace
+
+double ViewpointDistance(const Plane& p, const cv::Vec3d& viewpoint) {
+  return p.n[0] * viewpoint[0] + p.n[1] * viewpoint[1] + p.n[2] * viewpoint[2] + p.d;
+}
+
+Plane CameraPlane(const Plane& world, const View& view) {
+  Plane p{{0, 0, 0}, world.d, world.valid};
+  view.CamFromWorldDirection(world.n, p.n);
+  for (int c = 0; c < 3; ++c) p.d -= p.n[c] * view.t[c];
+  return p;
+}
+
+size_t ExitSide(const std::vector<Plane>& sides, const double* ray, double* depth) {
+  *depth = std::numeric_limits<double>::infinity();
+  size_t side = sides.size();
+  for (size_t k = 0; k < sides.size(); ++k) {
+    const Plane& p = sides[k];
+    const double n_dot_ray = p.n[0] * ray[0] + p.n[1] * ray[1] + p.n[2] * ray[2];
+    if (!(n_dot_ray < 0) || !(p.d / -n_dot_ray < *depth)) continue;
+    *depth = p.d / -n_dot_ray;
+    side = k;
+  }
+  return side;
+}
 
 bool HoldsPlane(const std::vector<Plane>& found, const Plane& plane, const cv::Vec3d& viewpoint) {
   const double parallel = std::cos(kSquareDeg * M_PI / 180);

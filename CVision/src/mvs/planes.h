@@ -8,6 +8,8 @@
 
 #include <opencv2/core.hpp>
 
+#include "workspace.h"
+
 namespace cvis {
 namespace mvs {
 namespace internal {
@@ -19,6 +21,10 @@ namespace internal {
 // view 94 % of the pixels below it were within 2 %, 61 % of those between. So planes are found
 // among sure pixels.
 constexpr float kSureCost = 0.25f;
+
+// Two planes this close to perpendicular are two walls, or a wall and the floor, of a room built
+// square; this close to parallel, they face the same way.
+constexpr double kSquareDeg = 5;
 
 // A point within kPlaneTolerance of its depth lies on a plane: PatchMatch's depths on a
 // textured plane scatter by about half of that.
@@ -41,6 +47,18 @@ struct SamplePoint {
 
 // The distance of the point X from the plane, along its normal.
 double PlaneDistance(const Plane& p, const double* X);
+
+// The signed distance of `viewpoint` from the plane: positive on the side its normal faces.
+double ViewpointDistance(const Plane& p, const cv::Vec3d& viewpoint);
+
+// A world-frame plane in `view`'s camera frame: n . X_w + d = 0 with X_w = R^T (X - t) is
+// (R n) . X + d - (R n) . t = 0.
+Plane CameraPlane(const Plane& world, const View& view);
+
+// Which of `sides` (normals into a box the camera stands in) the camera-frame ray leaves the box
+// through, and the z-depth where it does (the ray's z is 1); sides.size() when it leaves through
+// none.
+size_t ExitSide(const std::vector<Plane>& sides, const double* ray, double* depth);
 
 // Whether the point lies on the plane: within kPlaneTolerance of its depth.
 bool OnPlane(const Plane& p, const SamplePoint& point);

@@ -5,7 +5,6 @@
 // the floor.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,12 +38,10 @@ constexpr int kGridStep = 4;
 constexpr double kSeenBeyond = 0.05;
 constexpr double kSeenBeyondShare = 0.1;
 
-// A room built square: every plane found among the views' matches is square with its sides,
-// within this. A sloping ceiling or a wall at an angle is not, and the box would fill their bare
-// parts at a side behind them.
-constexpr double kSquareDeg = 5;
+// The border kBorderShare leaves out of a width x height map, in pixels.
+int BorderPixels(int width, int height) { return int(std::ceil(kBorderShare * std::min(width, height))); }
 
-// A box has no wall inside it. A found plane square with a side (within 5 degrees), inside the
+// A box has no wall inside it. A found plane square with a side (within kSquareDeg), inside the
 // box by more than kInnerShare of the box along that side's direction, whose points reach across
 // kSpanShare of the box along one of the other two, is a partition or the inner walls of an L:
 // the box's side behind it would fill its bare parts, outside the room. Furniture reaches across
@@ -52,9 +49,11 @@ constexpr double kSquareDeg = 5;
 constexpr double kInnerShare = 0.05;
 constexpr double kSpanShare = 0.9;
 
-// Whether the plane is parallel to one of `sides`, within kSquareDeg.
+// Whether the plane is parallel to one of `sides`, within kSquareDeg: a room built square. A
+// sloping ceiling or a wall at an angle is not, and the box would fill their bare parts at a side
+// behind them.
 bool SquareWith(const std::vector<internal::Plane>& sides, const internal::Plane& plane) {
-  const double parallel = std::cos(kSquareDeg * M_PI / 180);
+  const double parallel = std::cos(internal::kSquareDeg * M_PI / 180);
   return std::any_of(sides.begin(), sides.end(), [&](const internal::Plane& side) {
     return std::fabs(side.n[0] * plane.n[0] + side.n[1] * plane.n[1] + side.n[2] * plane.n[2]) >= parallel;
   });
@@ -79,7 +78,7 @@ bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane
     }
   }
   if (box.size() != 3) return false;
-  const double parallel = std::cos(kSquareDeg * M_PI / 180);
+  const double parallel = std::cos(internal::kSquareDeg * M_PI / 180);
   for (size_t k = 0; k < 3; ++k) {
     const cv::Vec3d normal(plane.n);
     if (std::fabs(normal.dot(box[k].axis)) < parallel) continue;
@@ -120,26 +119,14 @@ cvis_status SeenBeyond(Workspace& ws, const std::vector<int>& views, const char*
     std::shared_ptr<const DepthMap> map;
     if (cvis_status s = ws.Depth(depth_paths[v], &map); s != CVIS_OK) return s;
     const View& view = ws.view(v);
-    // The sides in the view's camera frame: n_c = R n, d_c = d - n_c . t.
-    std::vector<internal::Plane> cam(sides);
-    for (internal::Plane& p : cam) {
-      const double world[3] = {p.n[0], p.n[1], p.n[2]};
-      view.CamFromWorldDirection(world, p.n);
-      p.d -= p.n[0] * view.t[0] + p.n[1] * view.t[1] + p.n[2] * view.t[2];
-    }
-    const int border = int(std::ceil(kBorderShare * std::min(map->width, map->height)));
+    std::vector<internal::Plane> cam;
+    for (const internal::Plane& side : sides) cam.push_back(internal::CameraPlane(side, view));
+    const int border = BorderPixels(map->width, map->height);
     for (int y = border; y < map->height - border; y += kGridStep) {
       for (int x = border; x < map->width - border; x += kGridStep) {
         const double ray[3] = {(x + 0.5 - view.cx) / view.fx, (y + 0.5 - view.cy) / view.fy, 1};
-        double nearest = std::numeric_limits<double>::infinity();
-        size_t side = sides.size();
-        for (size_t k = 0; k < cam.size(); ++k) {
-          const double n_dot_ray = cam[k].n[0] * ray[0] + cam[k].n[1] * ray[1] + cam[k].n[2];
-          if (n_dot_ray < 0 && cam[k].d / -n_dot_ray < nearest) {
-            nearest = cam[k].d / -n_dot_ray;
-            side = k;
-          }
-        }
+        double nearest;
+        const size_t side = internal::ExitSide(cam, ray, &nearest);
         if (side == sides.size()) continue;
         ++leaving[side];
         const size_t i = map->Index(x, y);
@@ -184,7 +171,7 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
         return Fail(CVIS_INVALID_ARGUMENT, Str(depth_paths[v], ": depth map is ", map->width, "x", map->height,
                                                ", its view ", view.width, "x", view.height));
       }
-      const int border = int(std::ceil(mvs::kBorderShare * std::min(map->width, map->height)));
+      const int border = mvs::BorderPixels(map->width, map->height);
       std::vector<size_t> sure;
       for (int y = border; y < map->height - border; ++y) {
         for (int x = border; x < map->width - border; ++x) {
@@ -218,9 +205,9 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     if (cvis_status s = mvs::SeenBeyond(ws, views, depth_paths, envelope, &seen_beyond); s != CVIS_OK) return s;
     if (seen_beyond) return CVIS_OK;
     for (const int v : views) {
-      const double* c = ws.view(v).center;
+      const cv::Vec3d centre(ws.view(v).center);
       for (const Plane& p : envelope) {
-        if (!(p.n[0] * c[0] + p.n[1] * c[1] + p.n[2] * c[2] + p.d > 0)) return CVIS_OK;
+        if (!(ViewpointDistance(p, centre) > 0)) return CVIS_OK;
       }
     }
     for (size_t k = 0; k < envelope.size(); ++k) {

@@ -127,13 +127,15 @@ typedef struct cvis_patch_match_problem {
   int32_t pass;
   const char* previous_depth_path;
   const char* const* source_depth_paths;
-  /* Planar-prior pass: 0, or the 6 planes of the room's envelope (cvis_mvs_room_envelope). They
+  /* Planar-prior pass: 0, or the planes of the room's envelope (cvis_mvs_room_envelope). They
    * then stand for the envelope the view would look for in its own pixels, and they fill what
    * the view's own surfaces leave, where the view's and its sources' maps do not contradict
    * them. */
   int32_t num_envelope_planes;
   const cvis_mvs_plane* envelope_planes;
 } cvis_patch_match_problem;
+
+#define CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES 14
 
 /* The envelope of a room seen from inside, its floor, ceiling and four walls, as 6 planes with
  * their normals into the room, found among the sure pixels (cost at most 0.25) of every view's
@@ -146,9 +148,16 @@ typedef struct cvis_patch_match_problem {
  * is no such box or it is not the room's: a camera centre outside it, a dominant plane not square
  * with it or running across it inside (a partition), or a side that views surely see beyond (where
  * they stopped looking rather than where the room ends). The rules and their measures are in
- * room_envelope.cpp and planes.cpp. */
-cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, const char* const* depth_paths,
-                                   uint64_t seed, cvis_mvs_plane out_planes[6], int32_t* out_count);
+ * room_envelope.cpp and planes.cpp.
+ * A room that is not a box (an L, a corner walled off) has notches: rectangles of its floor plan
+ * at corners of the box, full height, that no view matched anything in, bounded by the lines of
+ * their walls' creases and by the edge where those meet (the views' mean up direction is the
+ * box's vertical). Each notch adds its two faces, normals into the room; the notch is what lies
+ * behind both. *out_count is then 6 plus 2 per notch, at most CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES:
+ * the box's sides first. A notch a view surely sees into is dropped. */
+cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, const char* const* depth_paths, uint64_t seed,
+                                   cvis_mvs_plane out_planes[CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES],
+                                   int32_t* out_count);
 
 /* Runs PatchMatch for one reference view and writes its depth map to out_depth_path (written to
  * a temporary name and renamed). Pixels outside the reference's mask are left invalid. The

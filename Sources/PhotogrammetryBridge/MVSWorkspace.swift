@@ -61,10 +61,6 @@ public final class MVSWorkspace: @unchecked Sendable {
                 code: .invalidArgument,
                 message: "PatchMatchProblem: \(problem.sources.count) sources (at most 64) and \(problem.sourceDepths.count) source depth maps")
         }
-        guard problem.envelope.isEmpty || (problem.pass == .planarPrior && problem.envelope.count == 6) else {
-            throw CVisionError(code: .invalidArgument,
-                               message: "PatchMatchProblem: \(problem.envelope.count) envelope planes (0, or 6 for the planar-prior pass)")
-        }
         if problem.pass != .photometric, problem.previousDepth == nil {
             throw CVisionError(code: .invalidArgument, message: "PatchMatchProblem: the \(problem.pass) pass needs previousDepth")
         }
@@ -101,8 +97,10 @@ public final class MVSWorkspace: @unchecked Sendable {
 
     /// The envelope of a room seen from inside (floor, ceiling and four walls, normals into the
     /// room), found among the sure pixels of every view's photometric depth map together
-    /// (`cvis_mvs_room_envelope`): six planes, or none when no square box is the room's (a camera
-    /// outside it, a plane not square with it or across it inside, a side the views see beyond).
+    /// (`cvis_mvs_room_envelope`): the box's six planes, then two faces per notch (a corner of
+    /// the box walled off, as in an L: what lies behind both faces), or none when no square box
+    /// is the room's (a camera outside it, a plane not square with it or across it inside, a side
+    /// the views see beyond).
     ///
     /// - Parameter depthMaps: One photometric depth map per view, in workspace order (nil: none).
     /// - Throws: ``CVisionError`` for a wrong count or an unreadable map.
@@ -111,7 +109,7 @@ public final class MVSWorkspace: @unchecked Sendable {
             throw CVisionError(code: .invalidArgument,
                                message: "roomEnvelope: \(depthMaps.count) depth maps for \(views.count) views")
         }
-        var planes = [cvis_mvs_plane](repeating: cvis_mvs_plane(), count: 6)
+        var planes = [cvis_mvs_plane](repeating: cvis_mvs_plane(), count: Int(CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES))
         var count: Int32 = 0
         let status = withCStringArray(depthMaps.map { $0?.path }) { paths in
             planes.withUnsafeMutableBufferPointer { cvis_mvs_room_envelope(handle, paths, seed, $0.baseAddress, &count) }

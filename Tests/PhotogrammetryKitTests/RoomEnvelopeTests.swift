@@ -109,6 +109,73 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertEqual(try workspace.roomEnvelope(depthMaps: maps), [])
     }
 
+    /// An L: the room's corner at +x, +z walled off by two bare walls, x = 1.5 and z = 1 (1 m by
+    /// 1 m of the floor plan), each one plain tone. No view sees behind them, and their creases
+    /// with floor, ceiling and each other outline the corner in the floor plan: it is a notch,
+    /// two faces on the bare walls. Views 0 and 1 look up into that corner: with the box alone
+    /// their bare walls' pixels would take the box's sides behind them, outside the room; with
+    /// the notch, they lie on the walls.
+    func testABareWalledOffCornerIsANotchAndItsWallsFillOnThem() throws {
+        var scene = room()
+        let h = Self.halfSize
+        let faces: [(normal: SIMD3<Double>, offset: Double)] = [(SIMD3(-1, 0, 0), 1.5), (SIMD3(0, 0, -1), 1.0)]
+        scene.surfaces.append(.panel(normal: faces[0].normal, offset: faces[0].offset, lower: SIMD3(1.5, -h.y, 1.0),
+                                     upper: SIMD3(1.5, h.y, h.z)))
+        scene.surfaces.append(.panel(normal: faces[1].normal, offset: faces[1].offset, lower: SIMD3(1.5, -h.y, 1.0),
+                                     upper: SIMD3(h.x, h.y, 1.0)))
+        scene.plainSurfaces[Self.sides.count] = 0.6
+        scene.plainSurfaces[Self.sides.count + 1] = 0.45
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        let envelope = try workspace.roomEnvelope(depthMaps: maps)
+        XCTAssertEqual(envelope.count, 8)
+        guard envelope.count == 8 else { return }
+        for side in Self.sides {
+            XCTAssertNotNil(envelope.prefix(6).first { ($0.normal * side.normal).sum() > cos(1 * Double.pi / 180) },
+                            "no side along \(side.normal)")
+        }
+        for face in faces {
+            let match = envelope.suffix(2).first { ($0.normal * face.normal).sum() > cos(1 * Double.pi / 180) }
+            XCTAssertNotNil(match, "no notch face along \(face.normal)")
+            if let match { XCTAssertEqual(match.offset, face.offset, accuracy: 0.03, "\(face.normal)") }
+        }
+
+        var options = PatchMatchOptions()
+        options.planarPriors = true
+        for reference in [0, 1] {
+            let sources = scene.views.indices.filter { $0 != reference }
+            func planar(_ envelope: [WorldPlane]) throws -> DepthMap {
+                let output = maps[0].deletingLastPathComponent().appendingPathComponent("view\(reference).planar\(envelope.count).dm")
+                try workspace.computeDepthMap(
+                    PatchMatchProblem(reference: reference, sources: sources, depthRange: 0.5...8, pass: .planarPrior,
+                                      previousDepth: maps[reference], sourceDepths: sources.map { maps[$0] },
+                                      envelope: envelope),
+                    options: options, output: output)
+                return try DepthMap.load(output)
+            }
+            // The view's pixels on the bare walls, and where they are filled.
+            let view = scene.views[reference], truth = scene.render(reference).depth
+            let origin = view.camFromWorld.centerInWorld
+            let wallPixels = truth.indices.filter { i in
+                let ray = SIMD3((Double(i % view.width) + 0.5 - view.cx) / view.fx, (Double(i / view.width) + 0.5 - view.cy) / view.fy, 1)
+                let direction = view.camFromWorld.inverse.apply(ray) - origin
+                let surface = scene.hit(origin: origin, direction: direction / (direction * direction).sum().squareRoot())?.surface
+                return surface.map { $0 >= Self.sides.count } ?? false
+            }
+            XCTAssertGreaterThan(wallPixels.count, 5000, "view \(reference)")
+            func filled(_ map: DepthMap) -> (onWall: Double, behind: Double) {
+                map.withDepths { depths in
+                    let on = wallPixels.filter { depths[$0] > 0 && abs(depths[$0] - truth[$0]) < 0.02 * truth[$0] }
+                    let behind = wallPixels.filter { depths[$0] > 1.05 * truth[$0] }
+                    return (Double(on.count) / Double(wallPixels.count), Double(behind.count) / Double(wallPixels.count))
+                }
+            }
+            let box = filled(try planar(Array(envelope.prefix(6)))), notched = filled(try planar(envelope))
+            XCTAssertGreaterThan(box.behind, 0.5, "view \(reference), the box alone")
+            XCTAssertGreaterThan(notched.onWall, 0.8, "view \(reference), with the notch")
+            XCTAssertLessThan(notched.behind, 0.05, "view \(reference), with the notch")
+        }
+    }
+
     /// View 0 looks up into a corner: the bare ceiling fills most of its top. Alone, the view sees
     /// the ceiling's creases with two walls, which lie on a line, and little of the ceiling fills;
     /// with the room's envelope, found among every view's pixels, most of it does, on its plane.

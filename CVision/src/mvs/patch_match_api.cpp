@@ -121,13 +121,14 @@ extern "C" cvis_status cvis_patch_match(cvis_mvs_workspace* workspace,
       }
     }
     if (problem->num_envelope_planes != 0) {
-      if (p.pass != CVIS_PATCH_MATCH_PLANAR_PRIOR || problem->num_envelope_planes != 6 ||
+      const int32_t n = problem->num_envelope_planes;
+      if (p.pass != CVIS_PATCH_MATCH_PLANAR_PRIOR || n < 6 || n > CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES || n % 2 != 0 ||
           problem->envelope_planes == nullptr) {
         return Fail(CVIS_INVALID_ARGUMENT,
-                    Str("cvis_patch_match: ", problem->num_envelope_planes,
-                        " envelope planes (0, or 6 for the planar-prior pass)"));
+                    Str("cvis_patch_match: ", n, " envelope planes (0, or for the planar-prior pass 6 and 2 per notch, at most ",
+                        CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES, ")"));
       }
-      p.envelope.assign(problem->envelope_planes, problem->envelope_planes + 6);
+      p.envelope.assign(problem->envelope_planes, problem->envelope_planes + n);
     }
     mvs::DepthMap map;
     if (cvis_status s = mvs::RunPatchMatch(ws, p, *options, &map); s != CVIS_OK) return s;

@@ -138,9 +138,11 @@ void Solver::PlanarPrior() {
     envelope.push_back(CameraPlane(Plane{{world.normal[0], world.normal[1], world.normal[2]}, world.offset, true}, ref));
   }
   if (problem_.envelope.empty()) envelope = EnvelopePlanes(found, sample, camera, kViewEnvelope);
+  // The box's sides are surfaces the view's triangles may lie on; a notch's faces are planes
+  // only where they bound the notch.
   std::vector<Plane> surfaces = found;
-  for (const Plane& plane : envelope) {
-    if (!HoldsPlane(found, plane, camera)) surfaces.push_back(plane);
+  for (size_t k = 0; k < std::min(envelope.size(), kBoxSides); ++k) {
+    if (!HoldsPlane(found, envelope[k], camera)) surfaces.push_back(envelope[k]);
   }
 
   std::vector<Plane> planes;  // per triangle: its surface's plane, valid while no check rejects it
@@ -325,10 +327,10 @@ void Solver::PlanarPrior() {
 
   // The room's envelope where the view's own surfaces filled nothing: a bare wall, floor or
   // ceiling between creases this view did not match, which the scene's envelope holds. Each pixel
-  // takes the side its ray leaves the room through (the camera stands inside), and is judged as
-  // a triangle is, with the pixels of its tile on the same side: a tile where the view surely
-  // matched something standing in front (a table) or its sources surely matched beyond (a door)
-  // fills nothing. Only sure pixels are evidence here, and only they keep their own depth: the
+  // takes the side (or notch face) its ray leaves the room through (the camera stands inside),
+  // and is judged as a triangle is, with the pixels of its tile on the same side: a tile where
+  // the view surely matched something standing in front (a table) or its sources surely matched
+  // beyond (a door) fills nothing. Only sure pixels are evidence here, and only they keep their own depth: the
   // envelope was found among every view's sure pixels, and the unsure ones on a bare surface are
   // what it corrects (on the rendered bare ceiling, 95 % of them lay more than 2 % off).
   const int first_envelope_label = int(planes.size());
@@ -343,7 +345,7 @@ void Solver::PlanarPrior() {
         if (taken[x] >= 0 || !in_mask(x, y)) continue;
         const double ray[3] = {(x + 0.5 - ref.cx) / ref.fx, (y + 0.5 - ref.cy) / ref.fy, 1};
         double nearest;
-        const size_t side = ExitSide(envelope, ray, &nearest);
+        const size_t side = RoomExit(envelope, ray, &nearest);
         if (side == envelope.size() || !(nearest >= depth_min && nearest <= depth_max)) continue;
         const Plane& p = envelope[side];
         const double ray_length = std::sqrt(ray[0] * ray[0] + ray[1] * ray[1] + 1);

@@ -119,6 +119,38 @@ size_t ExitSide(const std::vector<Plane>& sides, const double* ray, double* dept
   return side;
 }
 
+size_t RoomExit(const std::vector<Plane>& envelope, const double* ray, double* depth) {
+  const std::vector<Plane> box(envelope.begin(), envelope.begin() + std::min(envelope.size(), kBoxSides));
+  size_t exit = ExitSide(box, ray, depth);
+  if (exit == box.size()) exit = envelope.size();
+  for (size_t k = kBoxSides; k + 1 < envelope.size(); k += 2) {
+    // The stretch of the ray behind both faces: behind a face from where it crosses it going
+    // away from the room, or up to where it crosses it coming back.
+    double from = 0, to = *depth;
+    size_t face = envelope.size();
+    for (size_t f = k; f < k + 2; ++f) {
+      const Plane& p = envelope[f];
+      const double n_dot_ray = p.n[0] * ray[0] + p.n[1] * ray[1] + p.n[2] * ray[2];
+      if (n_dot_ray < 0) {
+        const double cross = p.d / -n_dot_ray;
+        if (cross > from) {
+          from = cross;
+          face = f;
+        }
+      } else if (n_dot_ray > 0) {
+        to = std::min(to, -p.d / n_dot_ray);
+      } else if (p.d >= 0) {
+        to = 0;
+      }
+    }
+    if (face < envelope.size() && from < to) {
+      *depth = from;
+      exit = face;
+    }
+  }
+  return exit;
+}
+
 bool HoldsPlane(const std::vector<Plane>& found, const Plane& plane, const cv::Vec3d& viewpoint) {
   const double parallel = std::cos(kSquareDeg * M_PI / 180);
   for (const Plane& p : found) {

@@ -60,6 +60,14 @@ Plane CameraPlane(const Plane& world, const View& view);
 // none.
 size_t ExitSide(const std::vector<Plane>& sides, const double* ray, double* depth);
 
+// The room's envelope as planes: the box's six sides (normals into it), then for each of its
+// corners cut off by a notch (room_envelope.cpp) the notch's two faces, their normals into the
+// room: the notch is what lies behind both. Which of them the camera-frame ray leaves the room
+// through, box side or the notch face it enters by first, and its z-depth there (the ray's z is
+// 1); envelope.size() when it leaves through none. The camera stands in the room.
+constexpr size_t kBoxSides = 6;
+size_t RoomExit(const std::vector<Plane>& envelope, const double* ray, double* depth);
+
 // Whether the point lies on the plane: within kPlaneTolerance of its depth.
 bool OnPlane(const Plane& p, const SamplePoint& point);
 

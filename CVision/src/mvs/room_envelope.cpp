@@ -4,9 +4,11 @@
 // hold the creases of all four walls, the tops of the vertical corners, and the skirting around
 // the floor.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../include/cvis_mvs.h"
@@ -59,17 +61,13 @@ bool SquareWith(const std::vector<internal::Plane>& sides, const internal::Plane
   });
 }
 
-// Whether a found plane runs across the box of `sides` (pairs of opposite sides, each pair's
-// axis the first side's normal) inside it: see kInnerShare.
-bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane& plane,
-                const std::vector<internal::SamplePoint>& points) {
-  using internal::Plane;
-  // The box along each of its three directions: the first side's normal, and the offsets along it
-  // of the first side (n . X = -d) and of the opposite one.
-  struct Direction {
-    cv::Vec3d axis;
-    double low, high;
-  };
+// The box along each of its three directions: the first side's normal of each pair of opposite
+// sides, and the offsets along it of that side (n . X = -d) and of the opposite one.
+struct Direction {
+  cv::Vec3d axis;
+  double low, high;
+};
+std::vector<Direction> BoxDirections(const std::vector<internal::Plane>& sides) {
   std::vector<Direction> box;
   for (size_t i = 0; i < sides.size(); ++i) {
     const cv::Vec3d axis(sides[i].n);
@@ -77,6 +75,14 @@ bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane
       if (axis.dot(cv::Vec3d(sides[j].n)) < -0.9) box.push_back({axis, -sides[i].d, sides[j].d});
     }
   }
+  return box;
+}
+
+// Whether a found plane runs across the box of `sides` inside it: see kInnerShare.
+bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane& plane,
+                const std::vector<internal::SamplePoint>& points) {
+  using internal::Plane;
+  const std::vector<Direction> box = BoxDirections(sides);
   if (box.size() != 3) return false;
   const double parallel = std::cos(internal::kSquareDeg * M_PI / 180);
   for (size_t k = 0; k < 3; ++k) {
@@ -111,32 +117,220 @@ bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane
   return false;
 }
 
-// Whether some view surely sees beyond one of the box's `sides` (kSeenBeyondShare).
+// Which planes of the envelope (box sides, then notch faces) some view surely sees beyond
+// (kSeenBeyondShare).
 cvis_status SeenBeyond(Workspace& ws, const std::vector<int>& views, const char* const* depth_paths,
-                       const std::vector<internal::Plane>& sides, bool* out) {
-  std::vector<size_t> leaving(sides.size(), 0), beyond(sides.size(), 0);
+                       const std::vector<internal::Plane>& envelope, std::vector<bool>* out) {
+  std::vector<size_t> leaving(envelope.size(), 0), beyond(envelope.size(), 0);
   for (const int v : views) {
     std::shared_ptr<const DepthMap> map;
     if (cvis_status s = ws.Depth(depth_paths[v], &map); s != CVIS_OK) return s;
     const View& view = ws.view(v);
     std::vector<internal::Plane> cam;
-    for (const internal::Plane& side : sides) cam.push_back(internal::CameraPlane(side, view));
+    for (const internal::Plane& plane : envelope) cam.push_back(internal::CameraPlane(plane, view));
     const int border = BorderPixels(map->width, map->height);
     for (int y = border; y < map->height - border; y += kGridStep) {
       for (int x = border; x < map->width - border; x += kGridStep) {
         const double ray[3] = {(x + 0.5 - view.cx) / view.fx, (y + 0.5 - view.cy) / view.fy, 1};
         double nearest;
-        const size_t side = internal::ExitSide(cam, ray, &nearest);
-        if (side == sides.size()) continue;
+        const size_t side = internal::RoomExit(cam, ray, &nearest);
+        if (side == envelope.size()) continue;
         ++leaving[side];
         const size_t i = map->Index(x, y);
         beyond[side] += map->depth[i] > (1 + kSeenBeyond) * nearest && map->cost[i] <= internal::kSureCost;
       }
     }
   }
-  *out = false;
-  for (size_t k = 0; k < sides.size(); ++k) {
-    *out = *out || double(beyond[k]) > kSeenBeyondShare * double(leaving[k]);
+  out->assign(envelope.size(), false);
+  for (size_t k = 0; k < envelope.size(); ++k) (*out)[k] = double(beyond[k]) > kSeenBeyondShare * double(leaving[k]);
+  return CVIS_OK;
+}
+
+// A room that is not a box: an L, or a box with a corner walled off (a closet, a stairwell).
+// The box is the room's bounding box, and its sides behind the corner's walls would fill their
+// bare parts outside the room. Such a corner is a notch: a rectangle of the floor plan at a
+// corner of the box, full height, that no view matched anything in. It is found in the floor
+// plan of every view's sure pixels (every kPlanStep-th, in cells of 1/kPlanCells of the box's
+// longer horizontal side), where the walls bounding it stand as lines: their creases with floor
+// and ceiling, and the edge where they meet, matched from the floor up (in the rendered L room,
+// to 80 % of its height; in the rendered box rooms no corner of an empty rectangle reached half).
+// Its faces are placed at the middle of their lines' points.
+constexpr int kPlanCells = 100;
+constexpr int kPlanStep = 2;
+constexpr int kHeightBins = 10;
+// Empty: the rectangle's cells, kInsetCells in from its faces and the box's sides, hold at most
+// kEmptyShare of the plan's mean count per cell (the rendered L room's notch: 2 %).
+constexpr int kInsetCells = 2;
+constexpr double kEmptyShare = 0.05;
+// A face's line: the median over its cells of the most points within one cell across it is at
+// least kLineShare of the mean (the L room's inner walls: 31 %).
+constexpr double kLineShare = 0.1;
+// The edge where the faces meet holds points in at least kEdgeBins of kHeightBins heights
+// between floor and ceiling (the L room: 8; corners of empty rectangles in the box rooms: at
+// most 5).
+constexpr int kEdgeBins = 7;
+// A notch reaches at least kMinNotchShare of the box along both directions, and leaves at least
+// kMinRoomShare of it beside it: a smaller cut is a pillar or a cupboard, not a wall, and a
+// larger one leaves a corridor the box does not describe.
+constexpr double kMinNotchShare = 0.1;
+constexpr double kMinRoomShare = 0.25;
+// The up direction (the views' mean) is along one of the box's directions within this: the
+// notches stand on the floor.
+constexpr double kUpDeg = 30;
+
+cvis_status Notches(Workspace& ws, const std::vector<int>& views, const char* const* depth_paths,
+                    const std::vector<internal::Plane>& sides, std::vector<internal::Plane>* faces) {
+  faces->clear();
+  const std::vector<Direction> box = BoxDirections(sides);
+  if (box.size() != 3) return CVIS_OK;
+  cv::Vec3d up(0, 0, 0);
+  for (const int v : views) {
+    const double down_cam[3] = {0, -1, 0};
+    double world[3];
+    ws.view(v).WorldFromCamDirection(down_cam, world);
+    up += cv::Vec3d(world[0], world[1], world[2]);
+  }
+  size_t vertical = 0;
+  for (size_t k = 1; k < 3; ++k) {
+    if (std::fabs(box[k].axis.dot(up)) > std::fabs(box[vertical].axis.dot(up))) vertical = k;
+  }
+  if (!(std::fabs(box[vertical].axis.dot(up)) >= std::cos(kUpDeg * M_PI / 180) * cv::norm(up))) return CVIS_OK;
+  const Direction& A = box[(vertical + 1) % 3];
+  const Direction& B = box[(vertical + 2) % 3];
+  const Direction& U = box[vertical];
+  const double cell = std::max(A.high - A.low, B.high - B.low) / kPlanCells;
+  const int na = int(std::ceil((A.high - A.low) / cell)), nb = int(std::ceil((B.high - B.low) / cell));
+  if (na < 4 * kInsetCells || nb < 4 * kInsetCells) return CVIS_OK;
+
+  // The floor plan: points per cell, the heights they reach, and the points themselves (along A
+  // and B from the box's low sides) for placing faces.
+  std::vector<int> count(size_t(na) * nb, 0);
+  std::vector<uint16_t> heights(size_t(na) * nb, 0);
+  std::vector<cv::Vec2f> points;
+  for (const int v : views) {
+    std::shared_ptr<const DepthMap> map;
+    if (cvis_status s = ws.Depth(depth_paths[v], &map); s != CVIS_OK) return s;
+    const View& view = ws.view(v);
+    const int border = BorderPixels(map->width, map->height);
+    for (int y = border; y < map->height - border; y += kPlanStep) {
+      for (int x = border; x < map->width - border; x += kPlanStep) {
+        const size_t i = map->Index(x, y);
+        if (!(map->depth[i] > 0 && map->cost[i] <= internal::kSureCost)) continue;
+        double cam[3], world[3];
+        view.CamFromPixel(x + 0.5, y + 0.5, map->depth[i], cam);
+        view.WorldFromCam(cam, world);
+        const cv::Vec3d X(world[0], world[1], world[2]);
+        const double a = A.axis.dot(X) - A.low, b = B.axis.dot(X) - B.low, u = U.axis.dot(X) - U.low;
+        const int ia = int(std::floor(a / cell)), ib = int(std::floor(b / cell));
+        if (ia < -1 || ia > na || ib < -1 || ib > nb) continue;  // beyond the box: noise
+        const size_t c = size_t(std::clamp(ia, 0, na - 1)) * nb + size_t(std::clamp(ib, 0, nb - 1));
+        ++count[c];
+        const int bin = std::clamp(int(std::floor(u / (U.high - U.low) * kHeightBins)), 0, kHeightBins - 1);
+        heights[c] |= uint16_t(1u << bin);
+        points.push_back(cv::Vec2f(float(a), float(b)));
+      }
+    }
+  }
+  if (points.empty()) return CVIS_OK;
+  const double mean = double(points.size()) / double(count.size());
+
+  std::vector<std::array<int, 4>> taken;  // rectangles of notches kept: rows [0],[1), columns [2],[3)
+  for (int corner = 0; corner < 4; ++corner) {
+    const bool high_a = corner & 1, high_b = corner & 2;
+    // Cell (i, j) counted from this corner.
+    auto at = [&](int i, int j) { return size_t(high_a ? na - 1 - i : i) * nb + size_t(high_b ? nb - 1 - j : j); };
+    std::vector<double> sum(size_t(na + 1) * (nb + 1), 0);  // prefix sums of the counts from the corner
+    for (int i = 0; i < na; ++i) {
+      for (int j = 0; j < nb; ++j) {
+        sum[size_t(i + 1) * (nb + 1) + j + 1] = count[at(i, j)] + sum[size_t(i) * (nb + 1) + j + 1] +
+                                                sum[size_t(i + 1) * (nb + 1) + j] - sum[size_t(i) * (nb + 1) + j];
+      }
+    }
+    auto block = [&](int i0, int j0, int i1, int j1) {  // points in rows [i0, i1), columns [j0, j1)
+      return sum[size_t(i1) * (nb + 1) + j1] - sum[size_t(i0) * (nb + 1) + j1] - sum[size_t(i1) * (nb + 1) + j0] +
+             sum[size_t(i0) * (nb + 1) + j0];
+    };
+    // The strength of a face's line: the median over its cells of the most points within one
+    // cell across it.
+    auto line = [&](int across, int length, bool rows) {
+      std::vector<int> most;
+      for (int k = 0; k <= length; ++k) {
+        int best = 0;
+        for (int d = std::max(0, across - 1); d <= across + 1; ++d) {
+          best = std::max(best, count[rows ? at(d, k) : at(k, d)]);
+        }
+        most.push_back(best);
+      }
+      std::nth_element(most.begin(), most.begin() + most.size() / 2, most.end());
+      return double(most[most.size() / 2]);
+    };
+    int best_i = 0, best_j = 0;
+    for (int i = std::max(2 * kInsetCells + 1, int(std::ceil(kMinNotchShare * na))); i <= int((1 - kMinRoomShare) * na); ++i) {
+      for (int j = std::max(2 * kInsetCells + 1, int(std::ceil(kMinNotchShare * nb))); j <= int((1 - kMinRoomShare) * nb); ++j) {
+        if (i * j <= best_i * best_j) continue;
+        // The notch is rows [0, i) and columns [0, j); its faces lie along row i and column j.
+        const double inside = block(kInsetCells, kInsetCells, i - kInsetCells, j - kInsetCells) /
+                              double((i - 2 * kInsetCells) * (j - 2 * kInsetCells));
+        if (!(inside <= kEmptyShare * mean)) continue;
+        if (line(i, j, true) < kLineShare * mean || line(j, i, false) < kLineShare * mean) continue;
+        uint16_t edge = 0;
+        for (int di = i - 1; di <= i + 1; ++di) {
+          for (int dj = j - 1; dj <= j + 1; ++dj) edge |= heights[at(di, dj)];
+        }
+        if (__builtin_popcount(edge) < kEdgeBins) continue;
+        best_i = i;
+        best_j = j;
+      }
+    }
+    if (best_i == 0) continue;
+    const std::array<int, 4> rect = {high_a ? na - best_i : 0, high_a ? na : best_i, high_b ? nb - best_j : 0,
+                                     high_b ? nb : best_j};
+    if (std::any_of(taken.begin(), taken.end(), [&](const std::array<int, 4>& r) {
+          return rect[0] < r[1] && r[0] < rect[1] && rect[2] < r[3] && r[2] < rect[3];
+        })) {
+      continue;
+    }
+    // Each face at the middle of its line's points. The largest rectangle that passes puts the
+    // line up to kInsetCells cells from its wall, so the wall is the densest cell within that, and
+    // its points are those within a cell of it, along the notch.
+    auto middle = [&](bool along_a) {
+      const int i = along_a ? best_i : best_j;
+      const int length = along_a ? best_j : best_i;
+      const int n_across = along_a ? na : nb, n_along = along_a ? nb : na;
+      const bool high_across = along_a ? high_a : high_b, high_along = along_a ? high_b : high_a;
+      std::vector<std::pair<int, float>> near;  // cell across, from the corner; offset across
+      for (const cv::Vec2f& p : points) {
+        const double across = along_a ? p[0] : p[1], along = along_a ? p[1] : p[0];
+        int k = int(std::floor(across / cell)), l = int(std::floor(along / cell));
+        if (high_across) k = n_across - 1 - k;
+        if (high_along) l = n_along - 1 - l;
+        if (std::abs(k - i) <= kInsetCells + 1 && l >= 0 && l <= length) near.push_back({k, float(across)});
+      }
+      std::vector<int> per_cell(2 * kInsetCells + 3, 0);
+      for (const auto& [k, across] : near) ++per_cell[size_t(k - i + kInsetCells + 1)];
+      const int densest = int(std::max_element(per_cell.begin(), per_cell.end()) - per_cell.begin()) + i - kInsetCells - 1;
+      std::vector<float> on;
+      for (const auto& [k, across] : near) {
+        if (std::abs(k - densest) <= 1) on.push_back(across);
+      }
+      std::nth_element(on.begin(), on.begin() + on.size() / 2, on.end());
+      return double(on[on.size() / 2]);
+    };
+    const double at_a = A.low + middle(true), at_b = B.low + middle(false);
+    // Normals into the room: away from the corner.
+    const double sa = high_a ? -1 : 1, sb = high_b ? -1 : 1;
+    const internal::Plane face_a{{sa * A.axis[0], sa * A.axis[1], sa * A.axis[2]}, -sa * at_a, true};
+    const internal::Plane face_b{{sb * B.axis[0], sb * B.axis[1], sb * B.axis[2]}, -sb * at_b, true};
+    // No camera stands in it.
+    if (std::any_of(views.begin(), views.end(), [&](int v) {
+          const cv::Vec3d centre(ws.view(v).center);
+          return internal::ViewpointDistance(face_a, centre) < 0 && internal::ViewpointDistance(face_b, centre) < 0;
+        })) {
+      continue;
+    }
+    taken.push_back(rect);
+    faces->push_back(face_a);
+    faces->push_back(face_b);
   }
   return CVIS_OK;
 }
@@ -146,7 +340,9 @@ cvis_status SeenBeyond(Workspace& ws, const std::vector<int>& views, const char*
 }  // namespace cvis
 
 extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, const char* const* depth_paths,
-                                              uint64_t seed, cvis_mvs_plane out_planes[6], int32_t* out_count) {
+                                              uint64_t seed,
+                                              cvis_mvs_plane out_planes[CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES],
+                                              int32_t* out_count) {
   using namespace cvis;
   using namespace cvis::mvs::internal;
   return Guard([&] {
@@ -201,19 +397,32 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     for (const Plane& plane : found) {
       if (!mvs::SquareWith(envelope, plane) || mvs::WallInside(envelope, plane, sample)) return CVIS_OK;
     }
-    bool seen_beyond = false;
-    if (cvis_status s = mvs::SeenBeyond(ws, views, depth_paths, envelope, &seen_beyond); s != CVIS_OK) return s;
-    if (seen_beyond) return CVIS_OK;
     for (const int v : views) {
       const cv::Vec3d centre(ws.view(v).center);
       for (const Plane& p : envelope) {
         if (!(ViewpointDistance(p, centre) > 0)) return CVIS_OK;
       }
     }
-    for (size_t k = 0; k < envelope.size(); ++k) {
-      out_planes[k] = cvis_mvs_plane{{envelope[k].n[0], envelope[k].n[1], envelope[k].n[2]}, envelope[k].d};
+    std::vector<Plane> notch_faces;
+    if (cvis_status s = mvs::Notches(ws, views, depth_paths, envelope, &notch_faces); s != CVIS_OK) return s;
+    std::vector<Plane> room = envelope;
+    room.insert(room.end(), notch_faces.begin(), notch_faces.end());
+    // A side seen beyond is not the room's, and nor is a notch that a view sees into.
+    for (;;) {
+      std::vector<bool> seen_beyond;
+      if (cvis_status s = mvs::SeenBeyond(ws, views, depth_paths, room, &seen_beyond); s != CVIS_OK) return s;
+      if (std::any_of(seen_beyond.begin(), seen_beyond.begin() + kBoxSides, [](bool b) { return b; })) return CVIS_OK;
+      std::vector<Plane> kept(room.begin(), room.begin() + kBoxSides);
+      for (size_t k = kBoxSides; k + 1 < room.size(); k += 2) {
+        if (!seen_beyond[k] && !seen_beyond[k + 1]) kept.insert(kept.end(), {room[k], room[k + 1]});
+      }
+      if (kept.size() == room.size()) break;
+      room = kept;
     }
-    *out_count = 6;
+    for (size_t k = 0; k < room.size(); ++k) {
+      out_planes[k] = cvis_mvs_plane{{room[k].n[0], room[k].n[1], room[k].n[2]}, room[k].d};
+    }
+    *out_count = int32_t(room.size());
     return CVIS_OK;
   });
 }

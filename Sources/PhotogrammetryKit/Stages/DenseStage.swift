@@ -140,14 +140,14 @@ public struct DenseStage: CheckpointedStage {
 }
 
 extension RoomEnvelope {
-    /// The extents of the box of six planes (normals into the room) in a model stood upright
-    /// (+Y up); nil for any other number of planes.
+    /// The extents of the room's box, its first six planes (normals into the room), in a model
+    /// stood upright (+Y up); nil without them.
     init?(planes: [WorldPlane]) {
-        guard planes.count == 6 else { return nil }
+        guard planes.count >= 6 else { return nil }
         // Opposite sides: their normals point against each other, and their offsets add up to the
         // distance between them.
         var extents: [(along: SIMD3<Double>, size: Double)] = []
-        var rest = planes
+        var rest = Array(planes.prefix(6))
         while let plane = rest.first {
             rest.removeFirst()
             guard let opposite = rest.indices.min(by: { (rest[$0].normal * plane.normal).sum() < (rest[$1].normal * plane.normal).sum() })

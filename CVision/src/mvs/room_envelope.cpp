@@ -45,9 +45,10 @@ int BorderPixels(int width, int height) { return int(std::ceil(kBorderShare * st
 
 // A box has no wall inside it. A found plane square with a side (within kSquareDeg), inside the
 // box by more than kInnerShare of the box along that side's direction, whose points reach across
-// kSpanShare of the box along one of the other two, is a partition or the inner walls of an L:
-// the box's side behind it would fill its bare parts, outside the room. Furniture reaches across
-// less (a table, a sofa's back), or stands against a side.
+// kSpanShare of the box along one of the other two, is a partition, or the inner wall of an L
+// the floor plan did not show as a notch (Notches): the box's side behind it would fill its bare
+// parts, outside the room. Furniture reaches across less (a table, a sofa's back), or stands
+// against a side.
 constexpr double kInnerShare = 0.05;
 constexpr double kSpanShare = 0.9;
 
@@ -78,9 +79,10 @@ std::vector<Direction> BoxDirections(const std::vector<internal::Plane>& sides) 
   return box;
 }
 
-// Whether a found plane runs across the box of `sides` inside it: see kInnerShare.
-bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane& plane,
-                const std::vector<internal::SamplePoint>& points) {
+// Whether a found plane runs across the box of `sides` inside it, and is none of the faces of its
+// notches: see kInnerShare.
+bool WallInside(const std::vector<internal::Plane>& sides, const std::vector<internal::Plane>& notch_faces,
+                const internal::Plane& plane, const std::vector<internal::SamplePoint>& points) {
   using internal::Plane;
   const std::vector<Direction> box = BoxDirections(sides);
   if (box.size() != 3) return false;
@@ -104,6 +106,11 @@ bool WallInside(const std::vector<internal::Plane>& sides, const internal::Plane
     middle /= double(on.size());
     const double size = box[k].high - box[k].low, inside = kInnerShare * size;
     if (!(middle > box[k].low + inside && middle < box[k].high - inside)) return false;
+    // As near a notch's face, it is that face.
+    for (const Plane& face : notch_faces) {
+      const double along = box[k].axis.dot(cv::Vec3d(face.n));
+      if (std::fabs(along) >= parallel && std::fabs(middle + face.d / along) <= inside) return false;
+    }
     for (size_t other = 0; other < 3; ++other) {
       if (other == k) continue;
       std::vector<double> along;
@@ -394,9 +401,6 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     const std::vector<Plane> found = DominantPlanes(sample, middle, seed);
     const std::vector<Plane> envelope = EnvelopePlanes(found, sample, middle, kSceneEnvelope);
     if (envelope.size() != 6) return CVIS_OK;
-    for (const Plane& plane : found) {
-      if (!mvs::SquareWith(envelope, plane) || mvs::WallInside(envelope, plane, sample)) return CVIS_OK;
-    }
     for (const int v : views) {
       const cv::Vec3d centre(ws.view(v).center);
       for (const Plane& p : envelope) {
@@ -405,6 +409,11 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     }
     std::vector<Plane> notch_faces;
     if (cvis_status s = mvs::Notches(ws, views, depth_paths, envelope, &notch_faces); s != CVIS_OK) return s;
+    // A wall inside the box is a notch's face, or the box is not the room.
+    for (const Plane& plane : found) {
+      if (!mvs::SquareWith(envelope, plane)) return CVIS_OK;
+      if (mvs::WallInside(envelope, notch_faces, plane, sample)) return CVIS_OK;
+    }
     std::vector<Plane> room = envelope;
     room.insert(room.end(), notch_faces.begin(), notch_faces.end());
     // A side seen beyond is not the room's, and nor is a notch that a view sees into.

@@ -332,9 +332,9 @@ extension CommandSpec.Option {
                                    + "map's large planes are found among its confidently matched pixels, and pixels with no "
                                    + "texture to match (bare walls, floors, ceilings) between the matched parts of one plane "
                                    + "take it, where other views do not see through it and agree with it. In a room seen "
-                                   + "from inside, its envelope (floor, ceiling and four walls, square to each other) is "
-                                   + "found once among every view's matches and fills the bare parts those planes leave; "
-                                   + "the report gives its size. On an object it "
+                                   + "from inside, its envelope (floor, ceiling and four walls, square to each other, less "
+                                   + "any corner walled off, as in an L) is found once among every view's matches and fills "
+                                   + "the bare parts those planes leave; the report gives its size. On an object it "
                                    + "fills bare flat faces (a box, a block) but lays planes across bare curves, and on a "
                                    + "textured one it only costs time, so auto leaves it off for objects.",
                                    default: "auto: on with --room, off otherwise",

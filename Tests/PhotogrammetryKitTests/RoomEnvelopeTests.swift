@@ -3,6 +3,7 @@ import XCTest
 @testable import PhotogrammetryCore
 @testable import PhotogrammetryBridge
 @testable import PhotogrammetryKit
+@testable import PhotogrammetrySparse
 import PhotogrammetryTestSupport
 
 /// The room's envelope found among every view's sure pixels, and the planar-prior pass filling a
@@ -248,7 +249,8 @@ final class RoomEnvelopeTests: XCTestCase {
 
     /// The report's extents of a box 5 m long, 4 m wide and 2.6 m high, turned 30 degrees about
     /// the model's up (+Y), its floor below the origin: height along up, the floor's extents
-    /// longer first; any other number of planes has none.
+    /// longer first, and its floor's area, less a corner 1 m by 1.5 m walled off; fewer than six
+    /// planes, or a notch without its second face, have none.
     func testTheReportedExtentsAreTheBoxsHeightLengthAndWidth() {
         let turn = Double.pi / 6
         let along = SIMD3(cos(turn), 0, sin(turn)), across = SIMD3(-sin(turn), 0, cos(turn)), up = SIMD3<Double>(0, 1, 0)
@@ -260,6 +262,29 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertEqual(envelope?.height ?? 0, 2.6, accuracy: 1e-12)
         XCTAssertEqual(envelope?.length ?? 0, 5, accuracy: 1e-12)
         XCTAssertEqual(envelope?.width ?? 0, 4, accuracy: 1e-12)
+        XCTAssertEqual(envelope?.floorArea ?? 0, 20, accuracy: 1e-12)
+        XCTAssertEqual(envelope?.notches, 0)
         XCTAssertNil(RoomEnvelope(planes: Array(planes.prefix(5))))
+        // The corner beyond 2 along and 1 across, its faces' normals into the room.
+        let notch = [WorldPlane(normal: -along, offset: 2), WorldPlane(normal: -across, offset: 1)]
+        let lShaped = RoomEnvelope(planes: planes + notch)
+        XCTAssertEqual(lShaped?.length ?? 0, 5, accuracy: 1e-12)
+        XCTAssertEqual(lShaped?.floorArea ?? 0, 20 - 1 * 1.5, accuracy: 1e-12)
+        XCTAssertEqual(lShaped?.notches, 1)
+        XCTAssertNil(RoomEnvelope(planes: planes + notch.prefix(1)))
+    }
+
+    /// The summary's words for the envelope: metres only with a metric scale, and the floor of a
+    /// room with a corner walled off.
+    func testTheSummarySaysTheEnvelopesSizeInItsUnit() {
+        var report = Report()
+        report.denseRoomEnvelope = RoomEnvelope(height: 2.6, length: 5, width: 4, floorArea: 20, notches: 0)
+        XCTAssertEqual(ReportFormat.roomEnvelope(report), "a room's envelope 5.00 × 4.00 units, 2.60 units high")
+        report.metricScale = 1.5
+        report.denseRoomEnvelope = RoomEnvelope(height: 2.6, length: 5, width: 4, floorArea: 18.5, notches: 1)
+        XCTAssertEqual(ReportFormat.roomEnvelope(report),
+                       "a room's envelope 5.00 × 4.00 m, 2.60 m high, its floor 18.50 m² with 1 corner walled off")
+        report.denseRoomEnvelope = nil
+        XCTAssertNil(ReportFormat.roomEnvelope(report))
     }
 }

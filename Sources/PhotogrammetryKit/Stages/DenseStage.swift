@@ -140,10 +140,11 @@ public struct DenseStage: CheckpointedStage {
 }
 
 extension RoomEnvelope {
-    /// The extents of the room's box, its first six planes (normals into the room), in a model
-    /// stood upright (+Y up); nil without them.
+    /// The room of `planes` (normals into the room), in a model stood upright (+Y up): the box of
+    /// the first six, less a notch per pair after them (what lies behind both of a pair's faces,
+    /// each face parallel to the box's side behind it); nil without the box.
     init?(planes: [WorldPlane]) {
-        guard planes.count >= 6 else { return nil }
+        guard planes.count >= 6, planes.count % 2 == 0 else { return nil }
         // Opposite sides: their normals point against each other, and their offsets add up to the
         // distance between them.
         var extents: [(along: SIMD3<Double>, size: Double)] = []
@@ -157,6 +158,15 @@ extension RoomEnvelope {
         }
         let up = extents.indices.max { abs(extents[$0].along.y) < abs(extents[$1].along.y) }!
         let floor = extents.indices.filter { $0 != up }.map { extents[$0].size }.sorted(by: >)
-        self.init(height: extents[up].size, length: floor[0], width: floor[1])
+        // A notch's depth along a face: from the face to the box's side behind it, which faces
+        // the same way.
+        func depth(_ face: WorldPlane) -> Double {
+            let behind = planes.prefix(6).max { ($0.normal * face.normal).sum() < ($1.normal * face.normal).sum() }!
+            return behind.offset - face.offset
+        }
+        let faces = Array(planes.dropFirst(6))
+        let cut = stride(from: 0, to: faces.count, by: 2).map { depth(faces[$0]) * depth(faces[$0 + 1]) }.reduce(0, +)
+        self.init(height: extents[up].size, length: floor[0], width: floor[1], floorArea: floor[0] * floor[1] - cut,
+                  notches: faces.count / 2)
     }
 }

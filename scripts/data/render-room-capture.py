@@ -46,7 +46,7 @@ WALL = (0.78, 0.76, 0.70)        # linear RGB, matte
 CEILING = (0.85, 0.85, 0.83)
 FLOOR = (0.45, 0.36, 0.28)
 LOOP = (1.5, 1.1)                # half-axes of the camera's loop about the room's middle, metres
-CORNER_X, CORNER_Y = 1.0, 1.2    # with --corner: the part of the north-east corner outside the room
+CORNER_X, CORNER_Y = 1.0, 1.2    # with --corner: the part of the north-east corner outside the room (--corner-size)
 
 
 def parse_arguments():
@@ -60,9 +60,19 @@ def parse_arguments():
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--only", type=int, default=None, help="render only the first N frames (a timing check)")
     parser.add_argument("--corner", action="store_true",
-                        help="an L-shaped room: its north-east corner, CORNER_X x CORNER_Y m, is walled off by two "
+                        help="an L-shaped room: its north-east corner (--corner-size) is walled off by two "
                              "plain walls that meet inside the room's bounding box")
+    parser.add_argument("--corner-size", type=float, nargs=2, default=(CORNER_X, CORNER_Y), metavar=("X", "Y"),
+                        help="with --corner: the walled-off corner's size in metres (keep it clear of the camera loop)")
     return parser.parse_args(argv)
+
+
+def corner_flags(args):
+    """The --corner options of the command that made a capture, as SOURCE.md gives it."""
+    if not args.corner:
+        return ""
+    size = tuple(args.corner_size)
+    return " --corner" + ("" if size == (CORNER_X, CORNER_Y) else f" --corner-size {size[0]} {size[1]}")
 
 
 def procedural_material(name, scale, colours, seed):
@@ -138,17 +148,18 @@ def build_scene(args):
     if args.corner:
         # An L: the corner x > cx, y > cy is not the room; the floor and ceiling are two
         # rectangles each, and two inner walls close the corner off.
-        cx, cy = x1 - CORNER_X, y1 - CORNER_Y
+        corner_x, corner_y = args.corner_size
+        cx, cy = x1 - corner_x, y1 - corner_y
         plane((x0, y0, 0), (ROOM_X, 0, 0), (0, cy - y0, 0), floor, "floor")
-        plane((x0, cy, 0), (cx - x0, 0, 0), (0, CORNER_Y, 0), floor, "floor")
+        plane((x0, cy, 0), (cx - x0, 0, 0), (0, corner_y, 0), floor, "floor")
         plane((x0, y0, h), (0, cy - y0, 0), (ROOM_X, 0, 0), ceiling, "ceiling")
-        plane((x0, cy, h), (0, CORNER_Y, 0), (cx - x0, 0, 0), ceiling, "ceiling")
+        plane((x0, cy, h), (0, corner_y, 0), (cx - x0, 0, 0), ceiling, "ceiling")
         plane((x0, y0, 0), (0, 0, h), (ROOM_X, 0, 0), wall, "wall_s")
         plane((cx, y1, 0), (0, 0, h), (x0 - cx, 0, 0), wall, "wall_n")
         plane((x0, y1, 0), (0, 0, h), (0, -ROOM_Y, 0), wall, "wall_w")
         plane((x1, y0, 0), (0, 0, h), (0, cy - y0, 0), wall, "wall_e")
-        plane((x1, cy, 0), (0, 0, h), (-CORNER_X, 0, 0), wall, "wall_inner_s")
-        plane((cx, cy, 0), (0, 0, h), (0, CORNER_Y, 0), wall, "wall_inner_w")
+        plane((x1, cy, 0), (0, 0, h), (-corner_x, 0, 0), wall, "wall_inner_s")
+        plane((cx, cy, 0), (0, 0, h), (0, corner_y, 0), wall, "wall_inner_w")
     else:
         plane((x0, y0, 0), (ROOM_X, 0, 0), (0, ROOM_Y, 0), floor, "floor")
         plane((x0, y0, h), (0, ROOM_Y, 0), (ROOM_X, 0, 0), ceiling, "ceiling")
@@ -173,7 +184,7 @@ def build_scene(args):
     if args.corner:
         # The east wall's second picture would be in the walled-off corner: it hangs on the inner
         # wall facing west instead.
-        pictures[-1] = ((x1 - CORNER_X - 0.005, y1 - CORNER_Y / 2, 1.25), (0.01, 0.7, 0.5))
+        pictures[-1] = ((x1 - args.corner_size[0] - 0.005, y1 - args.corner_size[1] / 2, 1.25), (0.01, 0.7, 0.5))
     for index, (centre, size) in enumerate(pictures):
         box(f"picture{index}", centre, size, procedural_material(f"picture{index}", 7.0 + index, colours[index % 4], 2.0 + index))
     # The table in the middle, with books, a bowl and a vase.
@@ -307,14 +318,14 @@ def main():
     with open(os.path.join(out, "SOURCE.md"), "w") as f:
         f.write(f"""# Rendered capture: a walk inside a room with plain painted walls, floor and ceiling
 
-Made by `nice blender -b --python-exit-code 1 -P scripts/data/render-room-capture.py -- --out DIR --frames {args.frames} --samples {args.samples} --width {args.width} --height {args.height} --seed {args.seed}{' --corner' if args.corner else ''}`
+Made by `nice blender -b --python-exit-code 1 -P scripts/data/render-room-capture.py -- --out DIR --frames {args.frames} --samples {args.samples} --width {args.width} --height {args.height} --seed {args.seed}{corner_flags(args)}`
 (Blender {bpy.app.version_string}, Cycles CPU, {args.samples} samples, no denoiser), {args.width}x{args.height} JPEG (quality 92), {args.frames} frames.
 
 A room {ROOM_X} x {ROOM_Y} m, {WALL_HEIGHT} m high: four walls, the floor and the ceiling are single planes of
 one matte colour each, no texture (only the lamp's falloff and the table's shadow shade them). Textured
 (procedural noise and Voronoi): a rug on the floor, two pictures on each wall, a table in the middle with books,
 a bowl and a vase, a low cabinet with a box against the north wall, a potted plant in the south-east corner, a
-crate by the west wall.{f' The room is an L: its north-east corner, {CORNER_X} x {CORNER_Y} m, is walled off by two plain inner walls (the east wall picture hangs on the western one).' if args.corner else ''} One point lamp under the ceiling, hard
+crate by the west wall.{f' The room is an L: its north-east corner, {args.corner_size[0]} x {args.corner_size[1]} m, is walled off by two plain inner walls (the east wall picture hangs on the western one).' if args.corner else ''} One point lamp under the ceiling, hard
 shadows, each surface glowing at {AMBIENT} of its own colour for the light walls bounce. The camera walks one loop
 about the room's middle at about {EYE_HEIGHT} m (an ellipse of {LOOP[0]} x {LOOP[1]} m whose size varies by up to 0.25 m),
 looking across the room, its heading swinging 35 degrees either way twice a loop and its pitch from 20 degrees

@@ -145,10 +145,10 @@ typedef struct cvis_patch_match_problem {
  * are within 5 degrees of square, each side is where the sure pixels stop along one of the three
  * directions: the middle of the side's own pixels (their normals along it), turned to fit them,
  * or, for a bare side, where the walls' pixels across it end. *out_count is 6, or 0 when there
- * is no such box or it is not the room's: a camera centre outside it, a dominant plane not square
- * with it or running across it inside (a partition), or a side that views surely see beyond (where
- * they stopped looking rather than where the room ends). The rules and their measures are in
- * room_envelope.cpp and planes.cpp.
+ * is no such box or it is not the room's: a camera centre outside it, a dominant plane across it
+ * not square with it (a sloping ceiling) or square and inside it (a partition), or a side that
+ * views surely see beyond (where they stopped looking rather than where the room ends). The
+ * rules and their measures are in room_envelope.cpp and planes.cpp.
  * A room that is not a box (an L, a corner walled off) has notches: rectangles of its floor plan
  * at corners of the box, full height, that no view matched anything in, bounded by the lines of
  * their walls' creases and by the edge where those meet (the views' mean up direction is the

@@ -2,7 +2,7 @@
 """Rooms: how much of our mesh is on the true room (accuracy) and how much of the true room our
 mesh covers (completeness), at 2, 5 and 10 cm, per capture and per input variant.
 
-usage: scripts/benchmark-room [--captures synthetic-room,textureless-room,corner-room] [--variants images,planar,depth]
+usage: scripts/benchmark-room [--captures synthetic-room,textureless-room,corner-room,corner-room-2] [--variants images,planar,depth]
                               [--photogrammetry BIN] [--out DIR] [--rooms DIR] [--reuse] [--threads N]
 
 For every capture and variant, in that order:
@@ -102,6 +102,13 @@ CAPTURES = {
         made_by="nice blender -b --python-exit-code 1 -P scripts/data/render-room-capture.py -- --out "
                 "{rooms}/corner-room --corner; its depth: scripts/data/simulate-phone-depth.py "
                 "{rooms}/corner-room {rooms}/corner-room-lidar"),
+    # Another L: a narrower corner walled off, and another walk.
+    "corner-room-2": Capture(
+        images="{rooms}/corner-room-2/images", truth="{rooms}/corner-room-2",
+        lidar="{rooms}/corner-room-2-lidar",
+        made_by="nice blender -b --python-exit-code 1 -P scripts/data/render-room-capture.py -- --out "
+                "{rooms}/corner-room-2 --corner --corner-size 0.75 1.5 --seed 5; its depth: "
+                "scripts/data/simulate-phone-depth.py {rooms}/corner-room-2 {rooms}/corner-room-2-lidar"),
 }
 VARIANTS = {
     # With the flag, images alone means without planar priors (--room turns them on by default).

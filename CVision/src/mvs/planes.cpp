@@ -251,34 +251,47 @@ std::vector<Plane> EnvelopePlanes(const std::vector<Plane>& found, const std::ve
     std::vector<double> order(n);
     for (size_t k = 0; k < n; ++k) order[k] = axis.dot(points[k].X);
     std::sort(order.begin(), order.end());
+    // A side's own points: in a view, every point on it (creases); in the scene, those whose
+    // normals face along the axis, told apart from the walls' points across the side, whose
+    // median lies inside the room however far they reach.
+    auto own = [&](const SamplePoint& point) {
+      return !search.oriented || std::fabs(axis.dot(point.normal)) >= kFacingCosine;
+    };
     for (const double side : {-1.0, 1.0}) {
-      // Along `side * axis`: offsets from the farthest points that way.
-      double best = 0;
-      size_t best_count = 0;
+      // Along `side * axis`: offsets from the farthest points that way, the one with the most
+      // points on it; in the scene, the most of its own points when a side has enough of them.
+      // Where a room turns (an L), the floor and ceiling between the far wall and the inner one
+      // parallel to it hold more points on an offset between them than the far wall's part that
+      // the views see, but few that face along the axis.
+      double best = 0, best_own = 0;
+      size_t best_count = 0, best_own_count = 0;
       const size_t step = std::max<size_t>(1, extreme / kEnvelopeCandidates);
       for (size_t c = 0; c < extreme; c += step) {
         const double offset = order[side > 0 ? n - 1 - c : c];
         // The viewpoint stands inside the room, on the side of the envelope that it sees.
         if (!(side * (offset - at) > 0)) break;
-        size_t on = 0, beyond = 0;
+        size_t on = 0, on_own = 0, beyond = 0;
         for (const SamplePoint& point : points) {
-          on += on_offset(offset, point);
+          const bool on_it = on_offset(offset, point);
+          on += on_it;
+          on_own += on_it && own(point);
           beyond += side * (axis.dot(point.X) - offset) > kPlaneTolerance * point.depth;
         }
-        if (beyond <= max_beyond && on > best_count) {
+        if (beyond > max_beyond) continue;
+        if (on > best_count) {
           best_count = on;
           best = offset;
         }
+        if (on_own > best_own_count) {
+          best_own_count = on_own;
+          best_own = offset;
+        }
       }
       if (best_count < min_inliers) continue;
+      if (search.oriented && best_own_count >= min_inliers) best = best_own;
       // The candidate lies at the edge of the band of points on the plane (those beyond it are
-      // few by choice): the offset moves to the band's median until it stays, the middle of the
-      // side's own points rather than their edge. In a view those are creases; in the scene they
-      // are told apart by their normals, facing along the axis, from the walls' points across
-      // the side, whose median lies inside the room however far they reach.
-      auto own = [&](const SamplePoint& point) {
-        return !search.oriented || std::fabs(axis.dot(point.normal)) >= kFacingCosine;
-      };
+      // few by choice): the offset moves to the band's median of the side's own points until it
+      // stays, their middle rather than their edge.
       const double candidate = best;
       size_t own_count = 0;
       for (int shift = 0; shift < 10; ++shift) {

@@ -79,26 +79,54 @@ std::vector<Direction> BoxDirections(const std::vector<internal::Plane>& sides) 
   return box;
 }
 
+// A found plane's own points: those on it and on no side (a plane at a table's height holds a
+// band of every wall it crosses).
+std::vector<const internal::SamplePoint*> OwnPoints(const std::vector<internal::Plane>& sides, const internal::Plane& plane,
+                                                    const std::vector<internal::SamplePoint>& points) {
+  std::vector<const internal::SamplePoint*> on;
+  for (const auto& point : points) {
+    if (!internal::OnPlane(plane, point)) continue;
+    if (std::none_of(sides.begin(), sides.end(), [&](const internal::Plane& side) { return internal::OnPlane(side, point); })) {
+      on.push_back(&point);
+    }
+  }
+  return on;
+}
+
+// Whether the points reach across kSpanShare of the box along one of its directions other than
+// `skip`: the span of their middle 96 %, so that a few stray matches do not stretch it.
+bool ReachesAcross(const std::vector<Direction>& box, const std::vector<const internal::SamplePoint*>& on,
+                   size_t skip) {
+  if (on.size() < 2) return false;
+  for (size_t other = 0; other < box.size(); ++other) {
+    if (other == skip) continue;
+    std::vector<double> along;
+    for (const auto* point : on) along.push_back(box[other].axis.dot(point->X));
+    std::sort(along.begin(), along.end());
+    const double span = along[along.size() * 98 / 100] - along[along.size() * 2 / 100];
+    if (span >= kSpanShare * (box[other].high - box[other].low)) return true;
+  }
+  return false;
+}
+
+// Whether a found plane not square with the box runs across it: a sloping ceiling or a wall at
+// an angle. A plane through a few pieces of furniture at once is neither.
+bool SlopeAcross(const std::vector<internal::Plane>& sides, const internal::Plane& plane,
+                 const std::vector<internal::SamplePoint>& points) {
+  return !SquareWith(sides, plane) && ReachesAcross(BoxDirections(sides), OwnPoints(sides, plane, points), 3);
+}
+
 // Whether a found plane runs across the box of `sides` inside it, and is none of the faces of its
 // notches: see kInnerShare.
 bool WallInside(const std::vector<internal::Plane>& sides, const std::vector<internal::Plane>& notch_faces,
                 const internal::Plane& plane, const std::vector<internal::SamplePoint>& points) {
-  using internal::Plane;
   const std::vector<Direction> box = BoxDirections(sides);
   if (box.size() != 3) return false;
   const double parallel = std::cos(internal::kSquareDeg * M_PI / 180);
   for (size_t k = 0; k < 3; ++k) {
     const cv::Vec3d normal(plane.n);
     if (std::fabs(normal.dot(box[k].axis)) < parallel) continue;
-    // Its own points: those on it and on no side (a plane at a table's height holds a band of
-    // every wall it crosses).
-    std::vector<const internal::SamplePoint*> on;
-    for (const auto& point : points) {
-      if (!internal::OnPlane(plane, point)) continue;
-      if (std::none_of(sides.begin(), sides.end(), [&](const Plane& side) { return internal::OnPlane(side, point); })) {
-        on.push_back(&point);
-      }
-    }
+    const std::vector<const internal::SamplePoint*> on = OwnPoints(sides, plane, points);
     if (on.size() < 2) return false;
     // Its offset along the axis, at the middle of its points.
     double middle = 0;
@@ -107,19 +135,11 @@ bool WallInside(const std::vector<internal::Plane>& sides, const std::vector<int
     const double size = box[k].high - box[k].low, inside = kInnerShare * size;
     if (!(middle > box[k].low + inside && middle < box[k].high - inside)) return false;
     // As near a notch's face, it is that face.
-    for (const Plane& face : notch_faces) {
+    for (const internal::Plane& face : notch_faces) {
       const double along = box[k].axis.dot(cv::Vec3d(face.n));
       if (std::fabs(along) >= parallel && std::fabs(middle + face.d / along) <= inside) return false;
     }
-    for (size_t other = 0; other < 3; ++other) {
-      if (other == k) continue;
-      std::vector<double> along;
-      for (const auto* point : on) along.push_back(box[other].axis.dot(point->X));
-      std::sort(along.begin(), along.end());
-      // The span of the middle 96 % of its points, so that a few stray matches do not stretch it.
-      const double span = along[along.size() * 98 / 100] - along[along.size() * 2 / 100];
-      if (span >= kSpanShare * (box[other].high - box[other].low)) return true;
-    }
+    return ReachesAcross(box, on, k);
   }
   return false;
 }
@@ -160,10 +180,12 @@ cvis_status SeenBeyond(Workspace& ws, const std::vector<int>& views, const char*
 // plan of every view's sure pixels (every kPlanStep-th, in cells of 1/kPlanCells of the box's
 // longer horizontal side), where the walls bounding it stand as lines: their creases with floor
 // and ceiling, and the edge where they meet, matched from the floor up (in the rendered L room,
-// to 80 % of its height; in the rendered box rooms no corner of an empty rectangle reached half).
-// Its faces are placed at the middle of their lines' points.
+// to 80 % of its height; in the rendered box rooms no corner of an empty rectangle reached above
+// half). Its faces are placed at the middle of their lines' points. Every kPlanStep-th pixel, or
+// sparser so that at most kPlanPixels are looked at (a point costs 8 bytes).
 constexpr int kPlanCells = 100;
 constexpr int kPlanStep = 2;
+constexpr double kPlanPixels = 8e6;
 constexpr int kHeightBins = 10;
 // Empty: the rectangle's cells, kInsetCells in from its faces and the box's sides, hold at most
 // kEmptyShare of the plan's mean count per cell (the rendered L room's notch: 2 %).
@@ -214,13 +236,16 @@ cvis_status Notches(Workspace& ws, const std::vector<int>& views, const char* co
   std::vector<int> count(size_t(na) * nb, 0);
   std::vector<uint16_t> heights(size_t(na) * nb, 0);
   std::vector<cv::Vec2f> points;
+  double pixels = 0;
+  for (const int v : views) pixels += double(ws.view(v).width) * ws.view(v).height;
+  const int step = std::max(kPlanStep, int(std::ceil(std::sqrt(pixels / kPlanPixels))));
   for (const int v : views) {
     std::shared_ptr<const DepthMap> map;
     if (cvis_status s = ws.Depth(depth_paths[v], &map); s != CVIS_OK) return s;
     const View& view = ws.view(v);
     const int border = BorderPixels(map->width, map->height);
-    for (int y = border; y < map->height - border; y += kPlanStep) {
-      for (int x = border; x < map->width - border; x += kPlanStep) {
+    for (int y = border; y < map->height - border; y += step) {
+      for (int x = border; x < map->width - border; x += step) {
         const size_t i = map->Index(x, y);
         if (!(map->depth[i] > 0 && map->cost[i] <= internal::kSureCost)) continue;
         double cam[3], world[3];
@@ -411,7 +436,7 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     if (cvis_status s = mvs::Notches(ws, views, depth_paths, envelope, &notch_faces); s != CVIS_OK) return s;
     // A wall inside the box is a notch's face, or the box is not the room.
     for (const Plane& plane : found) {
-      if (!mvs::SquareWith(envelope, plane)) return CVIS_OK;
+      if (mvs::SlopeAcross(envelope, plane, sample)) return CVIS_OK;
       if (mvs::WallInside(envelope, notch_faces, plane, sample)) return CVIS_OK;
     }
     std::vector<Plane> room = envelope;

@@ -19,8 +19,9 @@ public struct PatchMatchProblem: Sendable, Equatable {
     /// One depth map per source (nil skips that source), or empty; not read by the photometric pass.
     public var sourceDepths: [URL?]
     /// The planar-prior pass: the room's envelope (``MVSWorkspace/roomEnvelope(depthMaps:seed:)``,
-    /// six planes and two per notch) or empty. It then stands for the envelope the view would find in its own pixels,
-    /// and fills what the view's own surfaces leave where the maps do not contradict it.
+    /// six planes and two per notch) or empty. It then stands for the envelope the view would find
+    /// in its own pixels, and fills what the view's own surfaces leave where the maps do not
+    /// contradict it.
     public var envelope: [WorldPlane]
 
     /// The passes over one reference view (`cvis_patch_match_pass`).

@@ -330,9 +330,10 @@ void Solver::PlanarPrior() {
   // takes the side (or notch face) its ray leaves the room through (the camera stands inside),
   // and is judged as a triangle is, with the pixels of its tile on the same side: a tile where
   // the view surely matched something standing in front (a table) or its sources surely matched
-  // beyond (a door) fills nothing. Only sure pixels are evidence here, and only they keep their own depth: the
-  // envelope was found among every view's sure pixels, and the unsure ones on a bare surface are
-  // what it corrects (on the rendered bare ceiling, 95 % of them lay more than 2 % off).
+  // beyond (a door) fills nothing. Only sure pixels are evidence here, and only they keep their
+  // own depth: the envelope was found among every view's sure pixels, and the unsure ones on a
+  // bare surface are what it corrects (on the rendered bare ceiling, 95 % of them lay more than
+  // 2 % off).
   const int first_envelope_label = int(planes.size());
   if (!problem_.envelope.empty()) {
     const int tiles_x = (w + kTilePixels - 1) / kTilePixels, tiles_y = (h + kTilePixels - 1) / kTilePixels;

@@ -106,10 +106,10 @@ Plane CameraPlane(const Plane& world, const View& view) {
   return p;
 }
 
-size_t ExitSide(const std::vector<Plane>& sides, const double* ray, double* depth) {
+size_t ExitSide(const std::vector<Plane>& sides, size_t count, const double* ray, double* depth) {
   *depth = std::numeric_limits<double>::infinity();
-  size_t side = sides.size();
-  for (size_t k = 0; k < sides.size(); ++k) {
+  size_t side = count;
+  for (size_t k = 0; k < count; ++k) {
     const Plane& p = sides[k];
     const double n_dot_ray = p.n[0] * ray[0] + p.n[1] * ray[1] + p.n[2] * ray[2];
     if (!(n_dot_ray < 0) || !(p.d / -n_dot_ray < *depth)) continue;
@@ -120,9 +120,9 @@ size_t ExitSide(const std::vector<Plane>& sides, const double* ray, double* dept
 }
 
 size_t RoomExit(const std::vector<Plane>& envelope, const double* ray, double* depth) {
-  const std::vector<Plane> box(envelope.begin(), envelope.begin() + std::min(envelope.size(), kBoxSides));
-  size_t exit = ExitSide(box, ray, depth);
-  if (exit == box.size()) exit = envelope.size();
+  const size_t box = std::min(envelope.size(), kBoxSides);
+  size_t exit = ExitSide(envelope, box, ray, depth);
+  if (exit == box) exit = envelope.size();
   for (size_t k = kBoxSides; k + 1 < envelope.size(); k += 2) {
     // The stretch of the ray behind both faces: behind a face from where it crosses it going
     // away from the room, or up to where it crosses it coming back.

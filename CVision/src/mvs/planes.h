@@ -55,10 +55,10 @@ double ViewpointDistance(const Plane& p, const cv::Vec3d& viewpoint);
 // (R n) . X + d - (R n) . t = 0.
 Plane CameraPlane(const Plane& world, const View& view);
 
-// Which of `sides` (normals into a box the camera stands in) the camera-frame ray leaves the box
-// through, and the z-depth where it does (the ray's z is 1); sides.size() when it leaves through
-// none.
-size_t ExitSide(const std::vector<Plane>& sides, const double* ray, double* depth);
+// Which of the first `count` of `sides` (normals into a box the camera stands in) the
+// camera-frame ray leaves the box through, and the z-depth where it does (the ray's z is 1);
+// count when it leaves through none.
+size_t ExitSide(const std::vector<Plane>& sides, size_t count, const double* ray, double* depth);
 
 // The room's envelope as planes: the box's six sides (normals into it), then for each of its
 // corners cut off by a notch (room_envelope.cpp) the notch's two faces, their normals into the

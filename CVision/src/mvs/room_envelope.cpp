@@ -177,12 +177,12 @@ cvis_status SeenBeyond(Workspace& ws, const std::vector<int>& views, const char*
 // The box is the room's bounding box, and its sides behind the corner's walls would fill their
 // bare parts outside the room. Such a corner is a notch: a rectangle of the floor plan at a
 // corner of the box, full height, that no view matched anything in. It is found in the floor
-// plan of every view's sure pixels (every kPlanStep-th, in cells of 1/kPlanCells of the box's
-// longer horizontal side), where the walls bounding it stand as lines: their creases with floor
-// and ceiling, and the edge where they meet, matched from the floor up (in the rendered L room,
-// to 80 % of its height; in the rendered box rooms no corner of an empty rectangle reached above
-// half). Its faces are placed at the middle of their lines' points. Every kPlanStep-th pixel, or
-// sparser so that at most kPlanPixels are looked at (a point costs 8 bytes).
+// plan of every view's sure pixels (in cells of 1/kPlanCells of the box's longer horizontal
+// side), where the walls bounding it stand as lines: their creases with floor and ceiling, and
+// the edge where they meet, matched from the floor up (in the rendered L room, to 80 % of its
+// height; in the rendered box rooms no corner of an empty rectangle reached above half). Its
+// faces are placed at the middle of their lines' points. The plan takes every kPlanStep-th
+// pixel, or sparser so that at most kPlanPixels are looked at (a point costs 8 bytes).
 constexpr int kPlanCells = 100;
 constexpr int kPlanStep = 2;
 constexpr double kPlanPixels = 8e6;

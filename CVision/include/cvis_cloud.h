@@ -106,6 +106,26 @@ cvis_status cvis_cloud_create(int64_t num_points, const float* points, const flo
  * indices). Temporary name, then rename. */
 cvis_status cvis_cloud_save_ply(const cvis_cloud* cloud, const char* path);
 
+/* A new cloud of first's points, then second's (point clouds, no triangles). A normal or colour
+ * one of them lacks becomes a zero normal or grey when the other has it. */
+cvis_status cvis_cloud_concat(const cvis_cloud* first, const cvis_cloud* second, cvis_cloud** out);
+
+/* Points closing a room's envelope (cvis_mvs_room_envelope's planes, its box's six sides first,
+ * then two faces per notch) where the cloud has none and no view sees through: on each face,
+ * within the room, a pixel's footprint at the views' median depth apart (sparser past 2e7 of
+ * them), wherever the cloud has no point within two footprints (about) and no view's sure depth
+ * (depth_paths: one per workspace view, NULL skips a view) lies 5 % or more beyond them: the floor
+ * under the furniture and across the middle of the room, the ceiling overhead, the walls behind
+ * the cupboards; not a doorway or a window that a view saw through. Each point has its face's
+ * normal into the room and its face's colour, the median of the cloud's points on that face (mid
+ * grey when it has none). The cloud (with normals and colours) is read, not changed; *out is a
+ * new cloud, perhaps empty, and *out_area the area its points stand for (a footprint squared
+ * each). The rules and their reasons are in envelope_closing.cpp. */
+cvis_status cvis_mvs_close_envelope(cvis_mvs_workspace* workspace, const char* const* depth_paths,
+                                    const cvis_mvs_plane* planes, int32_t num_planes,
+                                    const cvis_cloud* cloud, int32_t num_threads, cvis_cloud** out,
+                                    double* out_area);
+
 typedef struct cvis_cloud_comparison {
   double accuracy;          /* share of reconstructed points within tau of the reference */
   double completeness;      /* share of reference surface samples within tau of ours */

@@ -119,4 +119,25 @@ public final class MVSWorkspace: @unchecked Sendable {
             WorldPlane(normal: SIMD3($0.normal.0, $0.normal.1, $0.normal.2), offset: $0.offset)
         }
     }
+
+    /// Points that close the room's envelope (``roomEnvelope(depthMaps:seed:)``) where `cloud`
+    /// has none and no view sees through (`depthMaps`, one per view, nil skips one): the floor
+    /// under the furniture and in the middle of the room, the ceiling overhead, the walls behind
+    /// the cupboards; not a doorway or a window. Each has its face's normal into the room and its
+    /// face's colour (the median of `cloud`'s points on it). The rules are `cvis_mvs_close_envelope`'s.
+    /// - Returns: the points, and the area they stand for (in the model's units squared).
+    public func closeEnvelope(_ planes: [WorldPlane], depthMaps: [URL?], cloud: PointCloud,
+                              threads: Int) throws -> (points: PointCloud, area: Double) {
+        guard depthMaps.count == views.count else {
+            throw CVisionError(code: .invalidArgument,
+                               message: "closeEnvelope: \(depthMaps.count) depth maps for \(views.count) views")
+        }
+        let flat = planes.map(\.cPlane)
+        var closing: OpaquePointer?
+        var area = 0.0
+        try check(withCStringArray(depthMaps.map { $0?.path }) { paths in
+            cvis_mvs_close_envelope(handle, paths, flat, Int32(flat.count), cloud.handle, Int32(threads), &closing, &area)
+        })
+        return (PointCloud(owning: closing!), area)
+    }
 }

@@ -11,6 +11,9 @@ public final class PointCloud: @unchecked Sendable {
 
     private init(handle: OpaquePointer) { self.handle = handle }
 
+    /// A cloud the core made, whose handle this takes over.
+    package convenience init(owning handle: OpaquePointer) { self.init(handle: handle) }
+
     deinit { cvis_cloud_destroy(handle) }
 
     /// Reads an ascii or binary (either byte order) PLY file.
@@ -56,6 +59,14 @@ public final class PointCloud: @unchecked Sendable {
     /// for a mesh) to `url`, through a temporary file and a rename.
     public func save(to url: URL) throws {
         try check(cvis_cloud_save_ply(handle, url.path))
+    }
+
+    /// This cloud's points, then `other`'s, as a new cloud (neither may be a mesh). A normal or
+    /// colour that one of them lacks becomes a zero normal or grey when the other has it.
+    public func joined(with other: PointCloud) throws -> PointCloud {
+        var handle: OpaquePointer?
+        try check(cvis_cloud_concat(self.handle, other.handle, &handle))
+        return PointCloud(handle: handle!)
     }
 
     /// The number of points (a mesh's vertices).

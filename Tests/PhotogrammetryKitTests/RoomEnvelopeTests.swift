@@ -247,6 +247,115 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertGreaterThan(after.onPlane, 0.95, "with the envelope")
     }
 
+    /// The envelope closed where the cloud has nothing: with a cloud holding only a quarter of
+    /// the floor (in one colour), the closing points cover the rest of all six sides, on their
+    /// planes with their normals into the room, and not that quarter; those on the floor take the
+    /// floor points' colour, the others (no points of their own) mid grey.
+    func testTheEnvelopeIsClosedOnItsPlanesWhereTheCloudHasNothing() throws {
+        let scene = room()
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        let envelope = try workspace.roomEnvelope(depthMaps: maps)
+        XCTAssertEqual(envelope.count, 6)
+        let h = Self.halfSize
+        // The floor (y = h.y: y is down) where x > 0 and z > 0, every 2 cm, facing up into the room.
+        var quarter: [SIMD3<Float>] = []
+        for x in stride(from: 0.01, to: h.x, by: 0.02) {
+            for z in stride(from: 0.01, to: h.z, by: 0.02) { quarter.append(SIMD3(Float(x), Float(h.y), Float(z))) }
+        }
+        let cloud = try PointCloud(points: quarter, normals: Array(repeating: SIMD3(0, -1, 0), count: quarter.count),
+                                   colors: Array(repeating: SIMD3(200, 100, 50), count: quarter.count))
+        let (closing, area) = try workspace.closeEnvelope(envelope, depthMaps: maps, cloud: cloud, threads: 2)
+        let points = closing.points, normals = closing.normals ?? [], colours = closing.colors ?? []
+        XCTAssertGreaterThan(points.count, 1000)
+        XCTAssertEqual(normals.count, points.count)
+
+        // Each facing into the room as a true side does, on that side (within 3 cm); the floor's in
+        // its colour.
+        var offSide = 0, wrongNormal = 0, wrongColour = 0, inQuarter = 0
+        for (k, p) in points.enumerated() {
+            let point = SIMD3<Double>(p)
+            guard let side = Self.sides.indices.first(where: { (SIMD3<Double>(normals[k]) * Self.sides[$0].normal).sum() > 0.99 })
+            else { wrongNormal += 1; continue }
+            if !(abs(Self.distance(point, Self.sides[side])) < 0.03 && abs(point.x) < h.x + 0.03 && abs(point.y) < h.y + 0.03
+                 && abs(point.z) < h.z + 0.03) { offSide += 1 }
+            let expected: SIMD3<UInt8> = side == Self.floor ? SIMD3(200, 100, 50) : SIMD3(128, 128, 128)
+            if colours[k] != expected { wrongColour += 1 }
+            if side == Self.floor, point.x > 0.1, point.z > 0.1 { inQuarter += 1 }
+        }
+        XCTAssertEqual(offSide, 0)
+        XCTAssertEqual(wrongNormal, 0)
+        XCTAssertEqual(wrongColour, 0)
+        XCTAssertEqual(inQuarter, 0)
+
+        // The rest of the box's sides, every 10 cm, has a closing point within 3 cm.
+        var cells = Set<SIMD3<Int>>()
+        for p in points { cells.insert(SIMD3<Int>((SIMD3<Double>(p) / 0.03).rounded(.down))) }
+        func near(_ point: SIMD3<Double>) -> Bool {
+            let cell = SIMD3<Int>((point / 0.03).rounded(.down))
+            for dx in -1...1 { for dy in -1...1 { for dz in -1...1 where cells.contains(cell &+ SIMD3(dx, dy, dz)) { return true } } }
+            return false
+        }
+        var grid: [SIMD3<Double>] = []
+        for side in Self.sides {
+            let across = side.normal.x != 0 ? [1, 2] : side.normal.y != 0 ? [0, 2] : [0, 1]
+            for a in stride(from: -h[across[0]] + 0.05, to: h[across[0]], by: 0.1) {
+                for b in stride(from: -h[across[1]] + 0.05, to: h[across[1]], by: 0.1) {
+                    var point = -side.offset * side.normal
+                    point[across[0]] = a
+                    point[across[1]] = b
+                    if side.normal.y < 0, a > -0.1, b > -0.1 { continue }  // the cloud's quarter, and 10 cm beside it
+                    grid.append(point)
+                }
+            }
+        }
+        let covered = grid.filter(near).count
+        XCTAssertGreaterThan(Double(covered) / Double(grid.count), 0.98)
+        // The area stands for the box's, less the quarter.
+        let box = 8 * (h.x * h.y + h.x * h.z + h.y * h.z)
+        XCTAssertEqual(area, box - h.x * h.z, accuracy: 0.1 * box)
+    }
+
+    /// What a view sees through stays open: a doorway in its depth map (a patch 30 % farther than
+    /// the wall, surely matched) leaves no closing point in front of it, where without it there
+    /// are hundreds.
+    func testWhatAViewSeesThroughStaysOpen() throws {
+        let scene = room()
+        let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
+        let envelope = try workspace.roomEnvelope(depthMaps: maps)
+        XCTAssertEqual(envelope.count, 6)
+        let empty = try PointCloud(points: [])
+        let view = scene.views[2]
+        let doorway = (x: view.width / 3..<2 * view.width / 3, y: view.height / 3..<2 * view.height / 3)
+        // Counted 2 pixels in from the doorway's edges: the points are floats.
+        func inFront(_ closing: PointCloud) -> Int {
+            closing.points.filter { p in
+                guard let pixel = view.project(SIMD3<Double>(p)) else { return false }
+                return pixel.x >= Double(doorway.x.lowerBound + 2) && pixel.x < Double(doorway.x.upperBound - 2)
+                    && pixel.y >= Double(doorway.y.lowerBound + 2) && pixel.y < Double(doorway.y.upperBound - 2)
+            }.count
+        }
+        let closed = try workspace.closeEnvelope(envelope, depthMaps: maps, cloud: empty, threads: 2).points
+        XCTAssertGreaterThan(inFront(closed), 300)
+
+        let map = try DepthMap.load(maps[2]), truth = scene.render(2).depth
+        map.withDepths { depths in
+            map.withCosts { costs in
+                for y in doorway.y {
+                    for x in doorway.x { depths[y * map.width + x] = 1.3 * truth[y * map.width + x]; costs[y * map.width + x] = 0.1 }
+                }
+            }
+        }
+        var doorwayMaps: [URL?] = maps
+        doorwayMaps[2] = maps[2].deletingLastPathComponent().appendingPathComponent("view2.doorway.dm")
+        try map.save(to: doorwayMaps[2]!)
+        let open = try workspace.closeEnvelope(envelope, depthMaps: doorwayMaps, cloud: empty, threads: 2).points
+        XCTAssertEqual(inFront(open), 0)
+    }
+
+    private static func distance(_ point: SIMD3<Double>, _ side: (normal: SIMD3<Double>, offset: Double)) -> Double {
+        (side.normal * point).sum() + side.offset
+    }
+
     /// The report's extents of a box 5 m long, 4 m wide and 2.6 m high, turned 30 degrees about
     /// the model's up (+Y), its floor below the origin: height along up, the floor's extents
     /// longer first, and its floor's area, less a corner 1 m by 1.5 m walled off; fewer than six
@@ -284,6 +393,10 @@ final class RoomEnvelopeTests: XCTestCase {
         report.denseRoomEnvelope = RoomEnvelope(height: 2.6, length: 5, width: 4, floorArea: 18.5, notches: 1)
         XCTAssertEqual(ReportFormat.roomEnvelope(report),
                        "a room's envelope 5.00 × 4.00 m, 2.60 m high, its floor 18.50 m² with 1 corner walled off")
+        report.denseRoomEnvelope?.closedArea = 9.25
+        XCTAssertEqual(ReportFormat.roomEnvelope(report),
+                       "a room's envelope 5.00 × 4.00 m, 2.60 m high, its floor 18.50 m² with 1 corner walled off, "
+                       + "9.25 m² of it closed where no camera saw")
         report.denseRoomEnvelope = nil
         XCTAssertNil(ReportFormat.roomEnvelope(report))
     }

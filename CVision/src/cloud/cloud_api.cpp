@@ -69,6 +69,36 @@ extern "C" int64_t cvis_cloud_num_points(const cvis_cloud* cloud) {
   return cloud ? cloud->NumPoints() : 0;
 }
 
+extern "C" cvis_status cvis_cloud_concat(const cvis_cloud* first, const cvis_cloud* second, cvis_cloud** out) {
+  using namespace cvis;
+  return Guard([&] {
+    if (first == nullptr || second == nullptr || out == nullptr) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_cloud_concat: null argument");
+    }
+    *out = nullptr;
+    if (first->NumTriangles() > 0 || second->NumTriangles() > 0) {
+      return Fail(CVIS_INVALID_ARGUMENT, "cvis_cloud_concat: a mesh is not a point cloud");
+    }
+    if (first->NumPoints() + second->NumPoints() > INT32_MAX) {
+      return Fail(CVIS_LIMIT_EXCEEDED, Str("cvis_cloud_concat: ", first->NumPoints() + second->NumPoints(), " points"));
+    }
+    auto joined = std::make_unique<cvis_cloud>();
+    // An attribute that one of them lacks is filled in for its points: zero normals, grey.
+    auto join = [](auto& into, const auto& a, size_t a_size, const auto& b, size_t b_size, auto fill) {
+      if (a.empty() && b.empty()) return;
+      into.reserve(a_size + b_size);
+      if (a.empty()) into.assign(a_size, fill); else into.assign(a.begin(), a.end());
+      if (b.empty()) into.insert(into.end(), b_size, fill); else into.insert(into.end(), b.begin(), b.end());
+    };
+    const size_t a_size = first->points.size(), b_size = second->points.size();
+    join(joined->points, first->points, a_size, second->points, b_size, 0.0f);
+    join(joined->normals, first->normals, a_size, second->normals, b_size, 0.0f);
+    join(joined->colors, first->colors, a_size, second->colors, b_size, uint8_t(128));
+    *out = joined.release();
+    return CVIS_OK;
+  });
+}
+
 extern "C" int64_t cvis_cloud_num_triangles(const cvis_cloud* cloud) {
   return cloud ? cloud->NumTriangles() : 0;
 }

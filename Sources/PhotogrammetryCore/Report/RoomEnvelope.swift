@@ -12,16 +12,22 @@ public struct RoomEnvelope: Codable, Equatable, Sendable {
     public var floorArea: Double
     /// How many of the box's corners are walled off from the room (0 for a box, 1 for an L).
     public var notches: Int
+    /// The area of its floor, walls and ceiling that no view saw, closed on their planes for
+    /// meshing (the floor under the furniture and across the middle, the ceiling overhead); the
+    /// dense cloud does not hold it. Nil in reports from before the envelope was closed.
+    public var closedArea: Double?
 
-    public init(height: Double, length: Double, width: Double, floorArea: Double, notches: Int) {
+    public init(height: Double, length: Double, width: Double, floorArea: Double, notches: Int,
+                closedArea: Double? = nil) {
         self.height = height
         self.length = length
         self.width = width
         self.floorArea = floorArea
         self.notches = notches
+        self.closedArea = closedArea
     }
 
     enum CodingKeys: String, CodingKey {
-        case height, length, width, floorArea = "floor_area", notches
+        case height, length, width, floorArea = "floor_area", notches, closedArea = "closed_area"
     }
 }

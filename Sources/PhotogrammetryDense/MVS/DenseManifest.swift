@@ -37,6 +37,8 @@ struct DenseManifest: Codable {
         package var points: Int
         /// Of them, those made from sensor depth (absent in manifests from before sensor depth).
         package var sensorPoints: Int?
+        /// The area of the room's envelope closed where no view saw it (absent before it was).
+        package var closedArea: Double?
     }
 
     static let currentVersion = 1

@@ -61,8 +61,11 @@ public struct DenseReconstruction {
         public var skippedImages: [RejectedImage]
         /// The room's envelope the planar-prior pass used (six planes, world frame), or empty.
         public var envelope: [WorldPlane]
+        /// The area of the envelope closed where no view saw it (``envelopeClosing(in:)``), in the
+        /// model's units squared; 0 without an envelope.
+        public var closedArea: Double
         /// Seconds per step: "dense: undistortion", "dense: depth maps", "dense: sensor depth"
-        /// (with sensor depth), "dense: fusion".
+        /// (with sensor depth), "dense: fusion", "dense: envelope closing" (rooms with an envelope).
         public var stepSeconds: [Report.Stage]
     }
 
@@ -142,6 +145,15 @@ public struct DenseReconstruction {
         let fused = try step("dense: fusion", &steps) {
             try fuse(maps, sensor: sensor, views: views, workspace: workspace, store: store)
         }
+        // 6. The room's envelope, closed where no view saw it
+        var closedArea = 0.0
+        if maps.envelope.isEmpty {
+            try? FileManager.default.removeItem(at: Self.envelopeClosing(in: directory))
+        } else {
+            closedArea = try step("dense: envelope closing", &steps) {
+                try closeEnvelope(maps, workspace: workspace, store: store, reusedCloud: fused.reused)
+            }
+        }
         for image in skipped {
             progress?.event(.denseImageSkipped, "dense: \(image.name) skipped: \(image.reason)", subject: image.name)
         }
@@ -152,7 +164,7 @@ public struct DenseReconstruction {
                       computedDepthMaps: maps.computed, reusedDepthMaps: maps.reused, reusedCloud: fused.reused,
                       sensorPoints: fused.sensorPoints, sensorViews: sensor?.viewsWithDepth ?? 0,
                       refusedSensorDepth: sensor?.refused ?? [], skippedImages: skipped, envelope: maps.envelope,
-                      stepSeconds: steps)
+                      closedArea: closedArea, stepSeconds: steps)
     }
 
     /// Runs one step, records its wall time and tells the progress sink.

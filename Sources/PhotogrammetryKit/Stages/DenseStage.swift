@@ -97,7 +97,7 @@ public struct DenseStage: CheckpointedStage {
             let sensor = stage.sensorDepth != nil && (result.sensorViews > 0 || !result.refusedSensorDepth.isEmpty)
             return Output(points: result.points, reusedDepthMaps: result.reusedDepthMaps, reusedCloud: result.reusedCloud,
                           sensorPoints: sensor ? result.sensorPoints : nil, sensorViews: sensor ? result.sensorViews : nil,
-                          roomEnvelope: RoomEnvelope(planes: result.envelope))
+                          roomEnvelope: RoomEnvelope(planes: result.envelope, closedArea: result.closedArea))
         } catch PipelineError.cancelled {
             throw PipelineError.cancelled
         } catch {
@@ -143,7 +143,7 @@ extension RoomEnvelope {
     /// The room of `planes` (normals into the room), in a model stood upright (+Y up): the box of
     /// the first six, less a notch per pair after them (what lies behind both of a pair's faces,
     /// each face parallel to the box's side behind it); nil without the box.
-    init?(planes: [WorldPlane]) {
+    init?(planes: [WorldPlane], closedArea: Double? = nil) {
         guard planes.count >= 6, planes.count % 2 == 0 else { return nil }
         // Opposite sides: their normals point against each other, and their offsets add up to the
         // distance between them.
@@ -167,6 +167,6 @@ extension RoomEnvelope {
         let faces = Array(planes.dropFirst(6))
         let cut = stride(from: 0, to: faces.count, by: 2).map { depth(faces[$0]) * depth(faces[$0 + 1]) }.reduce(0, +)
         self.init(height: extents[up].size, length: floor[0], width: floor[1], floorArea: floor[0] * floor[1] - cut,
-                  notches: faces.count / 2)
+                  notches: faces.count / 2, closedArea: closedArea)
     }
 }

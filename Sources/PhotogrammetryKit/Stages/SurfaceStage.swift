@@ -6,7 +6,8 @@ import PhotogrammetryDense
 
 /// Stage 16: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
 /// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`
-/// (its header comment naming the run's unit).
+/// (its header comment naming the run's unit). A room's cloud is joined by the points closing its
+/// envelope where no view saw it (``DenseReconstruction/envelopeClosing(in:)``).
 public struct SurfaceStage: CheckpointedStage {
     public struct Options: StageOptions {
         /// Poisson, trimming, cleaning and decimation; detail and room come from the run.
@@ -42,8 +43,13 @@ public struct SurfaceStage: CheckpointedStage {
 
     public func run(_ scene: ReconstructionScene, _ context: StageContext) throws -> Output {
         let layout = context.layout
-        let cloud = try PointCloud.load(layout.denseCloud)
+        var cloud = try PointCloud.load(layout.denseCloud)
         var surface = options.surface
+        // A room's envelope where no view saw it, closed on its planes by the dense stage.
+        let closing = DenseReconstruction.envelopeClosing(in: layout.denseWork)
+        if surface.room, scene.report.denseRoomEnvelope != nil, FileManager.default.fileExists(atPath: closing.path) {
+            cloud = try cloud.joined(with: PointCloud.load(closing))
+        }
         surface.numThreads = context.threads
         // An object is kept to where the sparse points are, and to what the cameras look at:
         // the features found the object, while the dense cloud also holds whatever background

@@ -26,13 +26,19 @@ package enum ReportFormat {
 
     /// The room's envelope the dense stage found: "a room's envelope 5.00 × 4.00 m, 2.60 m high",
     /// and for a room with corners walled off (an L) "…, its floor 18.80 m² with 1 corner walled
-    /// off"; nil without one.
+    /// off", and then what meshing closed of it that no camera saw, "…, 17.30 m² of it closed where
+    /// no camera saw"; nil without one.
     package static func roomEnvelope(_ report: Report) -> String? {
         guard let room = report.denseRoomEnvelope else { return nil }
         let unit = report.lengthUnit == .metres ? " m" : " units"
-        let box = "a room's envelope \(fixed(room.length, 2)) × \(fixed(room.width, 2))\(unit), \(fixed(room.height, 2))\(unit) high"
-        guard room.notches > 0 else { return box }
-        return box + ", its floor \(fixed(room.floorArea, 2))\(unit)² with \(room.notches) corner\(room.notches == 1 ? "" : "s") walled off"
+        var text = "a room's envelope \(fixed(room.length, 2)) × \(fixed(room.width, 2))\(unit), \(fixed(room.height, 2))\(unit) high"
+        if room.notches > 0 {
+            text += ", its floor \(fixed(room.floorArea, 2))\(unit)² with \(room.notches) corner\(room.notches == 1 ? "" : "s") walled off"
+        }
+        if let closed = room.closedArea, closed > 0 {
+            text += ", \(fixed(closed, 2))\(unit)² of it closed where no camera saw"
+        }
+        return text
     }
 
     /// A ratio as a whole percentage, "92%".

@@ -65,6 +65,10 @@ enum PipelineArguments {
             guard text == "on" || text == "off" else { throw ArgumentParser.Failure(description: "--sensor-depth \(text): want on or off") }
             options.sensorDepth = text == "on"
         }
+        if let text = parsed["close-envelope"] {
+            guard text == "on" || text == "off" else { throw ArgumentParser.Failure(description: "--close-envelope \(text): want on or off") }
+            options.closeEnvelope = text == "on"
+        }
         if let text = parsed["planar-priors"] {
             switch text {
             case "auto": options.planarPriors = nil

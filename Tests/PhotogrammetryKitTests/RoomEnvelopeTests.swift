@@ -352,6 +352,18 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertEqual(inFront(open), 0)
     }
 
+    /// `--close-envelope off` reaches the dense stage, whose key names it only when it is off:
+    /// runs made before it resume.
+    func testClosingTheEnvelopeIsOnByDefaultAndKeyedOnlyWhenOff() {
+        var options = ReconstructionOptions()
+        options.room = true
+        XCTAssertTrue(options.denseStage.closeEnvelope)
+        XCTAssertFalse(options.denseStage.keyText.contains("closeEnvelope"))
+        options.closeEnvelope = false
+        XCTAssertFalse(options.denseStage.closeEnvelope)
+        XCTAssertTrue(options.denseStage.keyText.hasSuffix(" closeEnvelope=false"))
+    }
+
     private static func distance(_ point: SIMD3<Double>, _ side: (normal: SIMD3<Double>, offset: Double)) -> Double {
         (side.normal * point).sum() + side.offset
     }

@@ -83,11 +83,14 @@ public struct DenseReconstruction {
     public let lengthUnit: LengthUnit
     /// The capture's sensor depth, or nil.
     public let sensorDepth: SensorDepthSource?
+    /// Whether a room's envelope, once found, is closed where no view saw it (step 6).
+    public let closesEnvelope: Bool
 
     public init(model: Reconstruction, inputs: [ImageID: Input], options: DenseOptions, directory: URL,
                 cloudURL: URL, threads: Int, progress: ProgressSink?, lengthUnit: LengthUnit = .unknown,
-                sensorDepth: SensorDepthSource? = nil) {
+                sensorDepth: SensorDepthSource? = nil, closesEnvelope: Bool = true) {
         self.lengthUnit = lengthUnit
+        self.closesEnvelope = closesEnvelope
         self.sensorDepth = sensorDepth
         self.model = model
         self.inputs = inputs
@@ -147,7 +150,7 @@ public struct DenseReconstruction {
         }
         // 6. The room's envelope, closed where no view saw it
         var closedArea = 0.0
-        if maps.envelope.isEmpty {
+        if maps.envelope.isEmpty || !closesEnvelope {
             try? FileManager.default.removeItem(at: Self.envelopeClosing(in: directory))
         } else {
             closedArea = try step("dense: envelope closing", &steps) {

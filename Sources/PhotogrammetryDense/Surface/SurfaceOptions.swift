@@ -44,6 +44,10 @@ public struct SurfaceOptions: Sendable, Equatable {
     public static let roomMaxDistanceSpacings = 3.0
     /// Rooms also trim a larger share of the least supported surface.
     public static let roomDensityQuantile = 0.10
+    /// Rooms keep pieces down to this fraction of the largest. A room's largest piece is its
+    /// shell, and once the envelope is closed the whole of it: the rendered bare room's table,
+    /// with the sphere and the cylinder on it, fell below the 2 % that objects keep.
+    public static let roomMinComponentFraction = 0.002
 
     /// Creates the default options.
     public init() {}
@@ -57,6 +61,13 @@ public struct SurfaceOptions: Sendable, Equatable {
             trim.box = nil
         }
         return trim
+    }
+
+    /// The repair a run uses: ``clean`` for objects; rooms keep smaller pieces.
+    public var effectiveClean: CleanOptions {
+        var clean = self.clean
+        if room { clean.minComponentFraction = min(clean.minComponentFraction, Self.roomMinComponentFraction) }
+        return clean
     }
 
     /// Throws ``CVisionError/Code/invalidArgument`` when a value is out of range.

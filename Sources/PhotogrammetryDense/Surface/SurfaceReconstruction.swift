@@ -72,7 +72,7 @@ public struct SurfaceReconstruction: Sendable {
         let trimmed = try mesh.trim(by: oriented, cellSize: cellSize, options: trim)
         let outsideHull = options.room ? 0 : try hull.map { try mesh.cut(to: $0, threads: options.numThreads) } ?? 0
         try step("trim")
-        try mesh.clean(options: options.clean)
+        try mesh.clean(options: options.effectiveClean)
         guard mesh.triangleCount > 0 else { throw SurfaceError.nothingLeft }
         try step("clean")
         try mesh.transferColors(from: oriented)

@@ -24,7 +24,7 @@ extension CommandSpec {
         abstract: "Reconstructs a capture: a sparse model, a dense point cloud, a textured mesh and a report.",
         arguments: [.input, .modelOutput],
         options: [.detail(ReconstructionOptions().detail, sizing: Option.Sized.allCases)]
-            + Option.pipeline(before: [.room, .planarPriors, .mask, .autoMask, .intrinsics, .priors, .sensorDepth, .markers,
+            + Option.pipeline(before: [.room, .planarPriors, .closeEnvelope, .mask, .autoMask, .intrinsics, .priors, .sensorDepth, .markers,
                                        .markerFrame, .scale, .knownDistance,
                                        Option("sparse-only", "Stop after the sparse model and the report: no dense cloud, no mesh."),
                                        Option("no-mesh", "Stop after the dense cloud: no mesh, no model files.")]),
@@ -326,7 +326,8 @@ extension CommandSpec.Option {
     }
 
     static let room = Self("room", "The room is the subject (a walk-through): masks the capture carries are not used, pairs "
-                           + "are chosen as for a walk, and the mesh leaves unseen space open.")
+                           + "are chosen as for a walk, and the mesh leaves unseen space open, but for the room's "
+                           + "envelope (--close-envelope).")
 
     static let planarPriors = Self("planar-priors", value: "auto|on|off", "Planar priors in the dense stage: each depth "
                                    + "map's large planes are found among its confidently matched pixels, and pixels with no "
@@ -339,6 +340,14 @@ extension CommandSpec.Option {
                                    + "textured one it only costs time, so auto leaves it off for objects.",
                                    default: "auto: on with --room, off otherwise",
                                    allowed: ["auto", "on", "off"])
+
+    static let closeEnvelope = Self("close-envelope", value: "on|off", "When planar priors found a room's envelope: "
+                                    + "its floor, walls and ceiling where no camera saw them (the floor under the furniture "
+                                    + "and across the middle of the room, the ceiling overhead) are closed on their planes, "
+                                    + "in each one's median colour, except where a view saw through (a doorway, a window). "
+                                    + "dense.ply keeps only what the views saw; the report gives the area closed. Off "
+                                    + "leaves the mesh to what the views saw.",
+                                    default: ReconstructionOptions().closeEnvelope ? "on" : "off")
 
     static let mask = Self("mask", value: "mask.json|MASK_DIR|none", "Masks that restrict features, and the dense and mesh "
                            + "work: a mask.json ({\"rect\": {\"x\", \"y\", \"width\", \"height\"}}, one rectangle in upright "

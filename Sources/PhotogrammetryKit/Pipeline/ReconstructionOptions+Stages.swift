@@ -113,6 +113,7 @@ extension ReconstructionOptions {
     public var denseStage: DenseStage.Options {
         var stage = DenseStage.Options()
         stage.dense = dense
+        stage.closeEnvelope = closeEnvelope
         stage.detail = detail
         stage.seed = seed
         stage.room = room

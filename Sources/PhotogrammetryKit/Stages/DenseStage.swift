@@ -31,6 +31,10 @@ public struct DenseStage: CheckpointedStage {
         /// textured, by nothing that matters (docs/benchmarks.md, Rooms). Objects are left without them: they are
         /// not measured on objects yet. Default nil.
         public var planarPriors: Bool? = nil
+        /// A room's envelope, once found, is closed where no view saw it (`--close-envelope`):
+        /// points on its planes, apart from `dense.ply`, that the surface stage meshes with it
+        /// (``DenseReconstruction/envelopeClosing(in:)``). Default true.
+        public var closeEnvelope = true
 
         public init() {}
 
@@ -50,7 +54,10 @@ public struct DenseStage: CheckpointedStage {
             return dense
         }
 
-        public var keyText: String { "dense=\(StageKey.describe(effective(threads: 1))) sensorDepth=\(sensorDepth)" }
+        /// Names `closeEnvelope` only when it is off, so that runs made before it resume.
+        public var keyText: String {
+            "dense=\(StageKey.describe(effective(threads: 1))) sensorDepth=\(sensorDepth)" + (closeEnvelope ? "" : " closeEnvelope=false")
+        }
         public func validate() throws { try dense.validate() }
     }
 
@@ -86,7 +93,8 @@ public struct DenseStage: CheckpointedStage {
         let stage = DenseReconstruction(model: model, inputs: inputs, options: options.effective(threads: context.threads),
                                         directory: layout.denseWork, cloudURL: layout.denseCloud, threads: context.threads,
                                         progress: context.progress, lengthUnit: scene.report.lengthUnit,
-                                        sensorDepth: options.sensorDepth ? Self.sensorDepth(scene, threads: context.threads) : nil)
+                                        sensorDepth: options.sensorDepth ? Self.sensorDepth(scene, threads: context.threads) : nil,
+                                        closesEnvelope: options.closeEnvelope)
         do {
             let result = try stage.run()
             if result.reusedDepthMaps > 0 {

@@ -36,10 +36,9 @@ namespace {
 // A sample is covered when the cloud has a point in its cell or a neighbouring one, cells
 // kCoverFootprints samples wide: the cloud's own gaps narrower than that stay Poisson's to bridge.
 constexpr double kCoverFootprints = 2;
-// A view sees through a sample when its sure depth there lies farther by kSeenBeyond (the rule
-// by which the envelope's sides were kept, room_envelope.cpp): a doorway, a window, an opening
-// into the next room. Those stay open.
-constexpr double kSeenBeyond = 0.05;
+// A view sees through a sample when its sure depth there lies farther by internal::kSeenBeyond
+// (the rule by which the envelope's sides were kept, room_envelope.cpp): a doorway, a window, an
+// opening into the next room. Those stay open.
 // A face's colour: the per-channel median of the cloud's points on it, those within
 // kOnFaceFootprints of its plane whose normals lie within acos(kFacingCosine) of its own; mid grey
 // when it has none. A closed part is not a photograph of anything and does not pretend to be one.
@@ -250,7 +249,7 @@ extern "C" cvis_status cvis_mvs_close_envelope(cvis_mvs_workspace* workspace, co
           view.CamFromWorld(world, cam);
           if (!view.ProjectCam(cam, &x, &y) || !(x >= 0 && y >= 0 && x < map->width && y < map->height)) continue;
           const size_t pixel = map->Index(int(x), int(y));
-          if (map->depth[pixel] > (1 + kSeenBeyond) * cam[2] && map->cost[pixel] <= internal::kSureCost) {
+          if (map->depth[pixel] > (1 + internal::kSeenBeyond) * cam[2] && map->cost[pixel] <= internal::kSureCost) {
             open[size_t(i)] = 1;
           }
         }

@@ -66,9 +66,9 @@ constexpr double kMaxViewAngleDeg = 80;
 // the surface there (a chair, a lamp): the triangle fills nothing.
 constexpr int kMinContradictions = 10;
 // A source sees through a plane's point when its confident depth there is farther by more than
-// this: wider than kAgreement, so the source's own matching noise on the surface is not read as
-// seeing through it.
-constexpr float kSeenThrough = 0.05f;
+// internal::kSeenBeyond: wider than kAgreement, so the source's own matching noise on the surface
+// is not read as seeing through it.
+constexpr float kSeenThrough = float(internal::kSeenBeyond);
 
 // The room's envelope is judged in tiles of this many pixels: small enough that a table's edge
 // in one costs little of the bare wall around it, large enough to hold a few hundred of the

@@ -30,6 +30,12 @@ constexpr double kSquareDeg = 5;
 // textured plane scatter by about half of that.
 constexpr double kPlaneTolerance = 0.01;
 
+// A view sees beyond a surface (through a doorway, a window, past where a wall ends) where its
+// sure depth there is farther than the surface by more than this share: five times
+// kPlaneTolerance, so that a view's own matching noise on the surface is not read as seeing
+// through it.
+constexpr double kSeenBeyond = 0.05;
+
 struct Plane {
   double n[3];  // unit, towards the viewpoint
   double d;     // n . X + d = 0; n . viewpoint + d > 0

@@ -32,12 +32,11 @@ constexpr double kBorderShare = 0.05;
 
 // No view surely sees beyond a side: of the pixels (every kGridStep-th of each view, inside its
 // border) whose rays leave the box through a side, at most kSeenBeyondShare have a sure depth
-// farther than it by kSeenBeyond. Where the views stop looking before the walls meet a ceiling,
+// farther than it by internal::kSeenBeyond. Where the views stop looking before the walls meet a ceiling,
 // the walls' points thin out rather than end, and a side found there lies below walls matched
 // above it: in a rendered room whose views see 2 % of its ceiling, 64 % of such a side's pixels
 // saw beyond it; of the true sides of the rendered rooms, at most 1 %.
 constexpr int kGridStep = 4;
-constexpr double kSeenBeyond = 0.05;
 constexpr double kSeenBeyondShare = 0.1;
 
 // The border kBorderShare leaves out of a width x height map, in pixels.
@@ -164,7 +163,7 @@ cvis_status SeenBeyond(Workspace& ws, const std::vector<int>& views, const char*
         if (side == envelope.size()) continue;
         ++leaving[side];
         const size_t i = map->Index(x, y);
-        beyond[side] += map->depth[i] > (1 + kSeenBeyond) * nearest && map->cost[i] <= internal::kSureCost;
+        beyond[side] += map->depth[i] > (1 + internal::kSeenBeyond) * nearest && map->cost[i] <= internal::kSureCost;
       }
     }
   }

@@ -408,7 +408,7 @@ final class RoomEnvelopeTests: XCTestCase {
         report.denseRoomEnvelope?.closedArea = 9.25
         XCTAssertEqual(ReportFormat.roomEnvelope(report),
                        "a room's envelope 5.00 × 4.00 m, 2.60 m high, its floor 18.50 m² with 1 corner walled off, "
-                       + "9.25 m² of it closed where no camera saw")
+                       + "9.25 m² of it closed where the views matched nothing")
         report.denseRoomEnvelope = nil
         XCTAssertNil(ReportFormat.roomEnvelope(report))
     }

@@ -12,9 +12,10 @@ public struct RoomEnvelope: Codable, Equatable, Sendable {
     public var floorArea: Double
     /// How many of the box's corners are walled off from the room (0 for a box, 1 for an L).
     public var notches: Int
-    /// The area of its floor, walls and ceiling that no view saw, closed on their planes for
-    /// meshing (the floor under the furniture and across the middle, the ceiling overhead); the
-    /// dense cloud does not hold it. Nil in reports from before the envelope was closed.
+    /// The area of its floor, walls and ceiling that the views matched nothing on, closed on their
+    /// planes for meshing: unseen (the floor under the furniture and across the middle, the
+    /// ceiling overhead), or seen bare and unmatched. The dense cloud does not hold it. Nil in
+    /// reports from before the envelope was closed.
     public var closedArea: Double?
 
     public init(height: Double, length: Double, width: Double, floorArea: Double, notches: Int,

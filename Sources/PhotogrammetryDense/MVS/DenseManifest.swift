@@ -37,7 +37,7 @@ struct DenseManifest: Codable {
         package var points: Int
         /// Of them, those made from sensor depth (absent in manifests from before sensor depth).
         package var sensorPoints: Int?
-        /// The area of the room's envelope closed where no view saw it (absent before it was).
+        /// The area of the room's envelope closed where the cloud has nothing (absent before it was).
         package var closedArea: Double?
     }
 

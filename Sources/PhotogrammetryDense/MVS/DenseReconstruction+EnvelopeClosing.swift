@@ -9,8 +9,8 @@ extension DenseReconstruction {
         directory.appendingPathComponent("envelope-closing.ply")
     }
 
-    /// Step 6: the room's envelope closed where no view saw it (`MVSWorkspace.closeEnvelope`), or
-    /// reused with the cloud. Returns the area closed.
+    /// Step 6: the room's envelope closed where the cloud has nothing
+    /// (`MVSWorkspace.closeEnvelope`), or reused with the cloud. Returns the area closed.
     func closeEnvelope(_ maps: DepthMapFiles, workspace: MVSWorkspace, store: ManifestStore,
                        reusedCloud: Bool) throws -> Double {
         let url = Self.envelopeClosing(in: directory)

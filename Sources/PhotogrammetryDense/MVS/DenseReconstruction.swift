@@ -13,7 +13,9 @@ import PhotogrammetryBridge
 ///    (`work/dense/depth/NAME.sensor.cvdm`) and scaled to the model by the pixels it shares with
 ///    the photographs' maps (``SensorDepthSource``);
 /// 5. fusion of the depth maps into `OUTPUT/dense.ply`, sensor depth filling the pixels the
-///    photographs' maps left empty.
+///    photographs' maps left empty;
+/// 6. a room whose envelope the planar-prior pass found: the envelope closed on its planes where
+///    the cloud has nothing, in a file of its own (``envelopeClosing(in:)``).
 ///
 /// Every product is recorded in `work/dense/manifest.json` (``DenseManifest``) and reused by a
 /// rerun whose inputs are unchanged; a detail level with another working size changes every
@@ -61,7 +63,7 @@ public struct DenseReconstruction {
         public var skippedImages: [RejectedImage]
         /// The room's envelope the planar-prior pass used (six planes, world frame), or empty.
         public var envelope: [WorldPlane]
-        /// The area of the envelope closed where no view saw it (``envelopeClosing(in:)``), in the
+        /// The area of the envelope closed where the cloud has nothing (``envelopeClosing(in:)``), in the
         /// model's units squared; 0 without an envelope.
         public var closedArea: Double
         /// Seconds per step: "dense: undistortion", "dense: depth maps", "dense: sensor depth"
@@ -83,7 +85,7 @@ public struct DenseReconstruction {
     public let lengthUnit: LengthUnit
     /// The capture's sensor depth, or nil.
     public let sensorDepth: SensorDepthSource?
-    /// Whether a room's envelope, once found, is closed where no view saw it (step 6).
+    /// Whether a room's envelope, once found, is closed where the cloud has nothing (step 6).
     public let closesEnvelope: Bool
 
     public init(model: Reconstruction, inputs: [ImageID: Input], options: DenseOptions, directory: URL,
@@ -148,7 +150,7 @@ public struct DenseReconstruction {
         let fused = try step("dense: fusion", &steps) {
             try fuse(maps, sensor: sensor, views: views, workspace: workspace, store: store)
         }
-        // 6. The room's envelope, closed where no view saw it
+        // 6. The room's envelope, closed where the cloud has nothing
         var closedArea = 0.0
         if maps.envelope.isEmpty || !closesEnvelope {
             try? FileManager.default.removeItem(at: Self.envelopeClosing(in: directory))

@@ -326,8 +326,8 @@ extension CommandSpec.Option {
     }
 
     static let room = Self("room", "The room is the subject (a walk-through): masks the capture carries are not used, pairs "
-                           + "are chosen as for a walk, and the mesh leaves unseen space open, but for the room's "
-                           + "envelope (--close-envelope).")
+                           + "are chosen as for a walk, and the mesh leaves unseen space open, except for the room's "
+                           + "floor, walls and ceiling once the dense stage has found them.")
 
     static let planarPriors = Self("planar-priors", value: "auto|on|off", "Planar priors in the dense stage: each depth "
                                    + "map's large planes are found among its confidently matched pixels, and pixels with no "
@@ -342,8 +342,9 @@ extension CommandSpec.Option {
                                    allowed: ["auto", "on", "off"])
 
     static let closeEnvelope = Self("close-envelope", value: "on|off", "When planar priors found a room's envelope: "
-                                    + "its floor, walls and ceiling where no camera saw them (the floor under the furniture "
-                                    + "and across the middle of the room, the ceiling overhead) are closed on their planes, "
+                                    + "its floor, walls and ceiling where the views matched nothing (the floor under the "
+                                    + "furniture and across the middle of the room, the ceiling overhead) are closed on their "
+                                    + "planes, "
                                     + "in each one's median colour, except where a view saw through (a doorway, a window). "
                                     + "dense.ply keeps only what the views saw; the report gives the area closed. Off "
                                     + "leaves the mesh to what the views saw.",

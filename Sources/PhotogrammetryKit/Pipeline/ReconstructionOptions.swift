@@ -31,8 +31,8 @@ public struct ReconstructionOptions: Sendable {
     /// A phone's depth images join the dense cloud where the photographs' depth maps are empty
     /// (`--sensor-depth`); false uses them for the metric scale alone. Default true.
     public var sensorDepth = true
-    /// A room's envelope is closed on its planes where no camera saw it (`--close-envelope`);
-    /// false leaves the mesh to what the views saw. Default true.
+    /// A room's envelope is closed on its planes where the views matched nothing
+    /// (`--close-envelope`); false leaves the mesh to what they matched. Default true.
     public var closeEnvelope = true
     /// Where pose priors come from (`--priors`). Default automatic.
     public var priors = PriorSelection.automatic

@@ -31,7 +31,7 @@ public struct DenseStage: CheckpointedStage {
         /// textured, by nothing that matters (docs/benchmarks.md, Rooms). Objects are left without them: they are
         /// not measured on objects yet. Default nil.
         public var planarPriors: Bool? = nil
-        /// A room's envelope, once found, is closed where no view saw it (`--close-envelope`):
+        /// A room's envelope, once found, is closed where the cloud has nothing (`--close-envelope`):
         /// points on its planes, apart from `dense.ply`, that the surface stage meshes with it
         /// (``DenseReconstruction/envelopeClosing(in:)``). Default true.
         public var closeEnvelope = true

@@ -7,7 +7,7 @@ import PhotogrammetryDense
 /// Stage 16: the surface of the dense cloud (screened Poisson, trimmed, cleaned, coloured,
 /// decimated to the detail level's cap; ``SurfaceReconstruction``), saved as `work/surface.ply`
 /// (its header comment naming the run's unit). A room's cloud is joined by the points closing its
-/// envelope where no view saw it (``DenseReconstruction/envelopeClosing(in:)``).
+/// envelope where the cloud has nothing (``DenseReconstruction/envelopeClosing(in:)``).
 public struct SurfaceStage: CheckpointedStage {
     public struct Options: StageOptions {
         /// Poisson, trimming, cleaning and decimation; detail and room come from the run.
@@ -45,7 +45,7 @@ public struct SurfaceStage: CheckpointedStage {
         let layout = context.layout
         var cloud = try PointCloud.load(layout.denseCloud)
         var surface = options.surface
-        // A room's envelope where no view saw it, closed on its planes by the dense stage.
+        // A room's envelope where the cloud has nothing, closed on its planes by the dense stage.
         let closing = DenseReconstruction.envelopeClosing(in: layout.denseWork)
         if surface.room, scene.report.denseRoomEnvelope != nil, FileManager.default.fileExists(atPath: closing.path) {
             cloud = try cloud.joined(with: PointCloud.load(closing))

@@ -26,8 +26,8 @@ package enum ReportFormat {
 
     /// The room's envelope the dense stage found: "a room's envelope 5.00 × 4.00 m, 2.60 m high",
     /// and for a room with corners walled off (an L) "…, its floor 18.80 m² with 1 corner walled
-    /// off", and then what meshing closed of it that no camera saw, "…, 17.30 m² of it closed where
-    /// no camera saw"; nil without one.
+    /// off", and then what meshing closed of it where the views matched nothing, "…, 17.30 m² of it
+    /// closed where the views matched nothing"; nil without one.
     package static func roomEnvelope(_ report: Report) -> String? {
         guard let room = report.denseRoomEnvelope else { return nil }
         let unit = report.lengthUnit == .metres ? " m" : " units"
@@ -36,7 +36,7 @@ package enum ReportFormat {
             text += ", its floor \(fixed(room.floorArea, 2))\(unit)² with \(room.notches) corner\(room.notches == 1 ? "" : "s") walled off"
         }
         if let closed = room.closedArea, closed > 0 {
-            text += ", \(fixed(closed, 2))\(unit)² of it closed where no camera saw"
+            text += ", \(fixed(closed, 2))\(unit)² of it closed where the views matched nothing"
         }
         return text
     }

@@ -120,10 +120,13 @@ public struct DenseStage: CheckpointedStage {
         }
     }
 
-    /// A loaded output stands only while `dense.ply` is there.
+    /// A loaded output stands only while `dense.ply` is there, and the envelope's closing when it
+    /// closed some.
     public func apply(_ output: Output, to scene: ReconstructionScene, _ context: StageContext) throws {
-        guard FileManager.default.fileExists(atPath: context.layout.denseCloud.path) else {
-            throw PipelineError.io("\(context.layout.denseCloud.path) is missing")
+        var needed = [context.layout.denseCloud]
+        if (output.roomEnvelope?.closedArea ?? 0) > 0 { needed.append(DenseReconstruction.envelopeClosing(in: context.layout.denseWork)) }
+        for file in needed where !FileManager.default.fileExists(atPath: file.path) {
+            throw PipelineError.io("\(file.path) is missing")
         }
         scene.report.densePoints = output.points
         scene.report.densePointsSensorDepth = output.sensorPoints

@@ -344,10 +344,9 @@ extension CommandSpec.Option {
     static let closeEnvelope = Self("close-envelope", value: "on|off", "When planar priors found a room's envelope: "
                                     + "its floor, walls and ceiling where the views matched nothing (the floor under the "
                                     + "furniture and across the middle of the room, the ceiling overhead) are closed on their "
-                                    + "planes, "
-                                    + "in each one's median colour, except where a view saw through (a doorway, a window). "
-                                    + "dense.ply keeps only what the views saw; the report gives the area closed. Off "
-                                    + "leaves the mesh to what the views saw.",
+                                    + "planes, in each one's median colour, except where a view saw through (a doorway, a "
+                                    + "window). dense.ply keeps only what the views matched; the report gives the area "
+                                    + "closed. Off leaves the mesh to what the views matched.",
                                     default: ReconstructionOptions().closeEnvelope ? "on" : "off")
 
     static let mask = Self("mask", value: "mask.json|MASK_DIR|none", "Masks that restrict features, and the dense and mesh "

@@ -33,27 +33,30 @@ namespace {
 // The samples lie a pixel's footprint apart at the views' median depth, about as far apart as
 // the fused points, so that Poisson's density, which trimming reads, is the same over the
 // closed parts as over the seen ones.
+//
 // A sample is covered when the cloud has a point in its cell or a neighbouring one, cells
 // kCoverFootprints samples wide: the cloud's own gaps narrower than that stay Poisson's to bridge.
 constexpr double kCoverFootprints = 2;
+
 // A view sees through a sample when its sure depth there lies farther by internal::kSeenBeyond
 // (the rule by which the envelope's sides were kept, room_envelope.cpp): a doorway, a window, an
 // opening into the next room. Those stay open.
+
 // A face's colour: the per-channel median of the cloud's points on it, those within
-// kOnFaceFootprints of its plane whose normals lie within acos(kFacingCosine) of its own; mid grey
+// kOnFaceFootprints of its plane whose normals lie within acos(kOnFaceCosine) of its own; mid grey
 // when it has none. A closed part is not a photograph of anything and does not pretend to be one.
 constexpr double kOnFaceFootprints = 4;
-constexpr double kFacingCosine = 0.8;
+constexpr double kOnFaceCosine = 0.8;
 constexpr uint8_t kNoColour = 128;
+
 // At most this many samples over the whole envelope: the footprint grows to keep within it.
 constexpr double kMaxSamples = 2e7;
 
 using internal::Plane;
 using internal::kBoxSides;
 
-double Distance(const Plane& plane, const cv::Vec3d& X) {
-  return plane.n[0] * X[0] + plane.n[1] * X[1] + plane.n[2] * X[2] + plane.d;
-}
+// The signed distance from the plane, positive on the room's side.
+double Distance(const Plane& plane, const cv::Vec3d& X) { return internal::ViewpointDistance(plane, X); }
 
 // Whether X lies in the room of `envelope` (box sides, then notches' pairs of faces), within
 // `slack` of its faces. `skip` is the face the point was sampled on.
@@ -145,7 +148,7 @@ extern "C" cvis_status cvis_mvs_close_envelope(cvis_mvs_workspace* workspace, co
     }
     *out = nullptr;
     *out_area = 0;
-    if (num_planes < int32_t(internal::kBoxSides) || num_planes > CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES || num_planes % 2 != 0) {
+    if (!internal::IsEnvelopeCount(num_planes)) {
       return Fail(CVIS_INVALID_ARGUMENT, Str("cvis_mvs_close_envelope: ", num_planes,
                                              " planes; a room's envelope has 6, and 2 more per notch, at most ",
                                              CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES));
@@ -267,7 +270,7 @@ extern "C" cvis_status cvis_mvs_close_envelope(cvis_mvs_workspace* workspace, co
         const cv::Vec3d X(p[0], p[1], p[2]), N(nrm[0], nrm[1], nrm[2]);
         for (size_t k = 0; k < envelope.size(); ++k) {
           if (std::fabs(Distance(envelope[k], X)) > kOnFaceFootprints * step) continue;
-          if (N.dot(frames[k].n) < kFacingCosine * cv::norm(N)) continue;
+          if (N.dot(frames[k].n) < kOnFaceCosine * cv::norm(N)) continue;
           if (!InRoom(envelope, X, k, kOnFaceFootprints * step)) continue;
           for (int c = 0; c < 3; ++c) channels[k][size_t(c)].push_back(cloud->colors[size_t(3 * i + c)]);
         }

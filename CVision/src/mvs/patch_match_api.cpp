@@ -7,6 +7,7 @@
 #include "../util/status.h"
 #include "patch_match.h"
 #include "patch_match_kernels.h"
+#include "planes.h"
 
 namespace cvis {
 namespace mvs {
@@ -122,7 +123,7 @@ extern "C" cvis_status cvis_patch_match(cvis_mvs_workspace* workspace,
     }
     if (problem->num_envelope_planes != 0) {
       const int32_t n = problem->num_envelope_planes;
-      if (p.pass != CVIS_PATCH_MATCH_PLANAR_PRIOR || n < 6 || n > CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES || n % 2 != 0 ||
+      if (p.pass != CVIS_PATCH_MATCH_PLANAR_PRIOR || !mvs::internal::IsEnvelopeCount(n) ||
           problem->envelope_planes == nullptr) {
         return Fail(CVIS_INVALID_ARGUMENT,
                     Str("cvis_patch_match: ", n, " envelope planes (0, or for the planar-prior pass 6 and 2 per notch, at most ",

@@ -72,6 +72,11 @@ size_t ExitSide(const std::vector<Plane>& sides, size_t count, const double* ray
 // through, box side or the notch face it enters by first, and its z-depth there (the ray's z is
 // 1); envelope.size() when it leaves through none. The camera stands in the room.
 constexpr size_t kBoxSides = 6;
+// Whether `count` planes can be a room's envelope: the box's sides, and two per notch, at most
+// CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES.
+constexpr bool IsEnvelopeCount(int64_t count) {
+  return count >= int64_t(kBoxSides) && count <= CVIS_MVS_ROOM_ENVELOPE_MAX_PLANES && count % 2 == 0;
+}
 size_t RoomExit(const std::vector<Plane>& envelope, const double* ray, double* depth);
 
 // Whether the point lies on the plane: within kPlaneTolerance of its depth.

@@ -19,7 +19,11 @@ each, seeded), so a share of samples is a share of area:
                      plain paint miss; and the same share of what the capture's cameras see
                      (seen completeness: true samples that at least one true camera has in its
                      frame and unoccluded, by the truth's depth/ within SEEN_TOLERANCE), the most
-                     any reconstruction from those photographs can cover.
+                     any reconstruction from those photographs can cover;
+  pieces missed:     of the true room's pieces (connected parts of its mesh off the envelope:
+                     furniture, a lamp, a table's leg) that the cameras see enough of, those our
+                     mesh misses or misplaces: under half of their seen samples within 5 cm
+                     (PIECE_*).
 A sample's distance is to the nearest of the triangles under its K_CANDIDATES nearest reference
 samples (REFERENCE_SAMPLES on the other surface): exact point-to-triangle distances, so the
 reference sampling's spacing does not add to them.
@@ -49,6 +53,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -65,6 +70,14 @@ K_CANDIDATES = 4
 FARTHEST_M = 0.3   # distances beyond it are not needed: infinity (well above the largest threshold)
 SEEN_TOLERANCE = 0.02  # relative: a true depth image's own rounding (1 mm) and pixel footprint are well inside
 SEED = 1
+# A piece of furniture (a connected part of the true mesh off its envelope) is scored when the
+# cameras see at least PIECE_MIN_SAMPLES of its samples (0.04 % of them, about 0.05 m² of a room),
+# and missed when under PIECE_MISSED_SHARE of those are within PIECE_THRESHOLD_M of our mesh
+# (gone, or misplaced by more than that): a table gone from a room moves its completeness by a
+# share of its area, and this count by one.
+PIECE_MIN_SAMPLES = 200
+PIECE_THRESHOLD_M = 0.05
+PIECE_MISSED_SHARE = 0.5
 
 
 @dataclass
@@ -217,11 +230,40 @@ def seen_by_cameras(points, truth_dir, tolerance=SEEN_TOLERANCE):
     return seen
 
 
+class Scores(NamedTuple):
+    """What accuracy_and_completeness measures, shares in %."""
+    accuracy: dict          # {t: share of our area within t of truth}
+    completeness: dict      # {t: share of truth's area within t of ours}
+    envelope: dict          # {t: the same share of truth's envelope, its floor, ceiling and walls}
+    seen: Optional[dict]    # {t: the same share of what truth_dir's cameras see}, or None
+    seen_share: Optional[float]  # the share of truth's area they see, or None
+    pieces: Optional[int]   # truth's pieces scored (enough of them seen), or None
+    missed: Optional[int]   # of them, those our mesh misses or misplaces, or None
+
+
+def missed_pieces(truth, true_faces, to_ours, seen, on_envelope):
+    """(pieces scored, pieces missed): the connected parts of truth's mesh off its envelope with at
+    least PIECE_MIN_SAMPLES seen samples, and those with under PIECE_MISSED_SHARE of them within
+    PIECE_THRESHOLD_M of ours."""
+    import trimesh
+    parts = trimesh.graph.connected_components(truth.face_adjacency, nodes=np.arange(len(truth.faces)), min_len=1)
+    label = np.full(len(truth.faces), -1)
+    for k, faces in enumerate(parts):
+        label[faces] = k
+    of_sample = label[true_faces]
+    scored = missed = 0
+    for k in range(len(parts)):
+        mine = (of_sample == k) & seen & ~on_envelope
+        if mine.sum() < PIECE_MIN_SAMPLES:
+            continue
+        scored += 1
+        missed += float(np.mean(to_ours[mine] <= PIECE_THRESHOLD_M)) < PIECE_MISSED_SHARE
+    return scored, missed
+
+
 def accuracy_and_completeness(ours, truth, thresholds=THRESHOLDS_M, samples=SAMPLES, seed=SEED, truth_dir=None,
                               **kwargs):
-    """({t: share of our area within t of truth}, {t: share of truth's area within t of ours},
-    {t: the same share of truth's envelope, its floor, ceiling and walls}, {t: the same share of
-    what truth_dir's cameras see} or None, the share of truth's area they see or None), in %."""
+    """Scores of ours against truth; those of what cameras see need truth_dir's depth images."""
     import trimesh
     our_points, _ = trimesh.sample.sample_surface(ours, samples, seed=seed)
     true_points, true_faces = trimesh.sample.sample_surface(truth, samples, seed=seed + 1)
@@ -234,9 +276,10 @@ def accuracy_and_completeness(ours, truth, thresholds=THRESHOLDS_M, samples=SAMP
                 for t in thresholds}
     seen = seen_by_cameras(true_points, truth_dir) if truth_dir is not None else None
     if seen is None or not seen.any():
-        return accuracy, completeness, envelope, None, None
+        return Scores(accuracy, completeness, envelope, None, None, None, None)
     seen_completeness = {t: 100.0 * float(np.mean(to_ours[seen] <= t)) for t in thresholds}
-    return accuracy, completeness, envelope, seen_completeness, 100.0 * float(np.mean(seen))
+    pieces, missed = missed_pieces(truth, true_faces, to_ours, seen, on_envelope)
+    return Scores(accuracy, completeness, envelope, seen_completeness, 100.0 * float(np.mean(seen)), pieces, missed)
 
 
 def load_run_mesh(run_dir, truth_dir):
@@ -351,16 +394,15 @@ def main(argv=None):
                     if truth_mesh is None:
                         truth_mesh = trimesh.load(paths["truth"] / "gt_mesh.ply", process=False)
                     mesh, aligned, cameras = load_run_mesh(run_dir, paths["truth"])
-                    accuracy, completeness, envelope, seen, seen_share = accuracy_and_completeness(
-                        mesh, truth_mesh, truth_dir=paths["truth"])
+                    scores = accuracy_and_completeness(mesh, truth_mesh, truth_dir=paths["truth"])
                     seconds, dense, report = report_seconds(run_dir)
                     row.update(registered=report.get("images_registered"), images=report.get("images_total"),
                                triangles=len(mesh.faces), area_m2=float(mesh.area), truth_area_m2=float(truth_mesh.area),
-                               accuracy={f"{t:g}": a for t, a in accuracy.items()},
-                               completeness={f"{t:g}": c for t, c in completeness.items()},
-                               envelope={f"{t:g}": c for t, c in envelope.items()},
-                               seen=None if seen is None else {f"{t:g}": c for t, c in seen.items()},
-                               seen_share=seen_share,
+                               accuracy={f"{t:g}": a for t, a in scores.accuracy.items()},
+                               completeness={f"{t:g}": c for t, c in scores.completeness.items()},
+                               envelope={f"{t:g}": c for t, c in scores.envelope.items()},
+                               seen=None if scores.seen is None else {f"{t:g}": c for t, c in scores.seen.items()},
+                               seen_share=scores.seen_share, pieces=scores.pieces, pieces_missed=scores.missed,
                                envelope_area_m2=float(truth_mesh.area_faces[envelope_faces(truth_mesh)].sum()),
                                seconds=seconds, dense_seconds=dense, scale_source=report.get("scale_source"))
             print(format_row(row), flush=True)
@@ -386,21 +428,28 @@ def seen_cell(row):
     return f"{row['seen_share']:.1f}: {' / '.join(f'{v:.1f}' for v in row['seen'].values())}"
 
 
+def pieces_cell(row):
+    if row.get("pieces") is None:
+        return "– (no true depth)"
+    return f"{row['pieces_missed']} of {row['pieces']}"
+
+
 def table(rows):
     header = ("| capture | variant | cameras | triangles | accuracy 2 / 5 / 10 cm % | completeness 2 / 5 / 10 cm % "
               "| envelope completeness 2 / 5 / 10 cm % | seen: share of truth %, completeness 2 / 5 / 10 cm % "
-              "| mesh m² | truth m² | scale | s | dense s |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| pieces missed | mesh m² | truth m² | scale | s | dense s |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines = [header]
     for row in rows:
         if "accuracy" not in row:
-            lines.append(f"| {row['capture']} | {row['variant']} | {row['note']} |  |  |  |  |  |  |  |  |  |  |")
+            lines.append(f"| {row['capture']} | {row['variant']} | {row['note']} |  |  |  |  |  |  |  |  |  |  |  |")
             continue
         dense = f"{row['dense_seconds']:.0f}" if row["dense_seconds"] is not None else "–"
         lines.append(f"| {row['capture']} | {row['variant']} | {row['registered']}/{row['images']} | {row['triangles']} | "
                      f"{' / '.join(f'{v:.1f}' for v in row['accuracy'].values())} | "
                      f"{' / '.join(f'{v:.1f}' for v in row['completeness'].values())} | "
-                     f"{' / '.join(f'{v:.1f}' for v in row['envelope'].values())} | {seen_cell(row)} | {row['area_m2']:.1f} | "
+                     f"{' / '.join(f'{v:.1f}' for v in row['envelope'].values())} | {seen_cell(row)} | {pieces_cell(row)} | "
+                     f"{row['area_m2']:.1f} | "
                      f"{row['truth_area_m2']:.1f} | {row['scale_source']} | {row['seconds']:.0f} | {dense} |")
     return "\n".join(lines)
 

@@ -49,8 +49,10 @@ class MeasureTests(unittest.TestCase):
         truth, floor = floor_and_wall()
         lifted = floor.copy()
         lifted.apply_translation([0, 0, 0.03])  # 3 cm above the true floor
-        accuracy, completeness, envelope, seen, share = room_benchmark.accuracy_and_completeness(lifted, truth, **SMALL)
+        accuracy, completeness, envelope, seen, share, pieces, missed = room_benchmark.accuracy_and_completeness(
+            lifted, truth, **SMALL)
         self.assertIsNone(seen, "no truth folder: nothing to say what cameras see")
+        self.assertIsNone(pieces)
         # Within 2 cm of the truth: only the lifted floor's 2 cm strip beside the wall (0.08 of 16 m²).
         self.assertAlmostEqual(accuracy[0.02], 100 * 0.08 / 16, delta=0.2)
         self.assertEqual(accuracy[0.05], 100.0)
@@ -60,6 +62,23 @@ class MeasureTests(unittest.TestCase):
         self.assertAlmostEqual(completeness[0.10], 100 * (16 + 4 * 0.13) / 24, delta=1.0)
         # Both the floor and the wall lie on the planes of the truth's bounding box.
         self.assertEqual(envelope, completeness)
+
+    def test_a_box_missing_from_our_mesh_is_a_missed_piece_and_one_kept_is_not(self):
+        room, _ = floor_and_wall()
+        # Two 40 cm boxes on the floor, inside the room: pieces off the envelope.
+        boxes = [trimesh.creation.box(extents=[0.4, 0.4, 0.4]) for _ in range(2)]
+        boxes[0].apply_translation([-1, -1, 0.2])
+        boxes[1].apply_translation([1, 1, 0.2])
+        truth = trimesh.util.concatenate([room, *boxes])
+        ours = trimesh.util.concatenate([room, boxes[1]])  # the first box missing
+        points, faces = trimesh.sample.sample_surface(truth, 20_000, seed=3)
+        to_ours = room_benchmark.distances_to_surface(points, ours, 4, reference_samples=20_000)
+        on_envelope = room_benchmark.envelope_faces(truth)[faces]
+        seen = np.ones(len(points), dtype=bool)
+        self.assertEqual(room_benchmark.missed_pieces(truth, faces, to_ours, seen, on_envelope), (2, 1))
+        # A piece the cameras do not see enough of is not scored.
+        unseen_first = seen & ~((faces >= len(room.faces)) & (faces < len(room.faces) + len(boxes[0].faces)))
+        self.assertEqual(room_benchmark.missed_pieces(truth, faces, to_ours, unseen_first, on_envelope), (1, 0))
 
     def test_seen_points_are_in_a_true_camera_s_frame_and_not_behind_its_depth(self):
         # One camera 2 m above the floor looking straight down (x right, y down in the image:

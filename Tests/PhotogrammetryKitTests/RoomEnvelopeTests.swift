@@ -86,6 +86,72 @@ final class RoomEnvelopeTests: XCTestCase {
         XCTAssertEqual(try workspace.roomEnvelope(depthMaps: maps), [])
     }
 
+    /// Views that see the ceiling only at their frames' top edge, the walls' points thinning out
+    /// towards it: too few of those reach any height for the envelope's first guess to place a
+    /// ceiling (it leaves the frames' edges out), and it is looked for beyond the cameras' middle
+    /// among its own points. The envelope is the room's six sides; with the ceiling's pixels
+    /// gone too, there is none.
+    func testACeilingSeenOnlyAtTheFramesTopIsFoundAboveTheWallsThinningOut() throws {
+        let scene = room()
+        let directory = try makeBridgeTestDirectory(self)
+        let (workspace, maps) = try mapsSeeingTheCeilingAtTheFramesTop(scene, in: directory)
+        let envelope = try workspace.roomEnvelope(depthMaps: maps)
+        XCTAssertEqual(envelope.count, 6)
+        for side in Self.sides {
+            let match = envelope.first { ($0.normal * side.normal).sum() > cos(1 * Double.pi / 180) }
+            XCTAssertNotNil(match, "no plane along \(side.normal)")
+            if let match { XCTAssertEqual(match.offset, side.offset, accuracy: 0.03, "\(side.normal)") }
+        }
+        let (_, unseen) = try mapsSeeingTheCeilingAtTheFramesTop(scene, in: directory, ceilingRows: 0)
+        XCTAssertEqual(try workspace.roomEnvelope(depthMaps: unseen), [])
+    }
+
+    /// Depth maps as views match a room whose ceiling they see only at their frames' top edge:
+    /// every surface at its true depth and normal, surely (cost 0.1); the floor throughout; the
+    /// ceiling only in the frame's top `ceilingRows` rows (by default 5 %, those the envelope's
+    /// first guess leaves out); each view's walls up to its own height above the floor, evenly
+    /// from 1.2 m for the first view to 2.55 m for the last.
+    private func mapsSeeingTheCeilingAtTheFramesTop(_ scene: MVSTestScene, in directory: URL,
+                                                    ceilingRows: Int? = nil) throws -> (MVSWorkspace, [URL]) {
+        let (files, _, _) = try scene.write(to: directory)
+        let workspace = try MVSWorkspace(views: scene.views, imageFiles: files, maskFiles: [])
+        var urls: [URL] = []
+        for (index, view) in scene.views.enumerated() {
+            let map = try DepthMap(width: view.width, height: view.height)
+            let worldFromCam = view.camFromWorld.inverse, origin = view.camFromWorld.centerInWorld
+            let top = 1.2 + 1.35 * Double(index) / Double(scene.views.count - 1)
+            map.withDepths { depths in
+                map.withNormals { normals in
+                    map.withCosts { costs in
+                        for y in 0..<view.height {
+                            for x in 0..<view.width {
+                                let ray = SIMD3((Double(x) + 0.5 - view.cx) / view.fx, (Double(y) + 0.5 - view.cy) / view.fy, 1)
+                                var direction = worldFromCam.rotation * ray
+                                direction /= (direction * direction).sum().squareRoot()
+                                guard let hit = scene.hit(origin: origin, direction: direction) else { continue }
+                                let point = origin + hit.t * direction
+                                switch hit.surface {
+                                case Self.ceiling: guard y < ceilingRows ?? view.height / 20 else { continue }
+                                case Self.floor: break
+                                default: guard Self.halfSize.y - point.y <= top else { continue }  // y is down
+                                }
+                                let i = y * view.width + x
+                                depths[i] = Float(view.camFromWorld.apply(point).z)
+                                let normal = view.camFromWorld.rotation * Self.sides[hit.surface].normal
+                                for c in 0..<3 { normals[3 * i + c] = Float(normal[c]) }
+                                costs[i] = 0.1
+                            }
+                        }
+                    }
+                }
+            }
+            let url = directory.appendingPathComponent("view\(index).ceiling\(ceilingRows ?? -1).dm")
+            try map.save(to: url)
+            urls.append(url)
+        }
+        return (workspace, urls)
+    }
+
     /// A textured partition from floor to ceiling across half the room makes it no box: the box's
     /// side behind the partition would fill the partition's bare parts outside the room.
     func testAPartitionAcrossTheRoomLeavesNoEnvelope() throws {

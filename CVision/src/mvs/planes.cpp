@@ -29,9 +29,6 @@ constexpr double kExtremeShare = 0.02;
 constexpr int kEnvelopeCandidates = 100;
 // Refitting an envelope plane's normal stops after this many rounds of taking the points on it.
 constexpr int kRefitRounds = 5;
-// A point whose normal is within 45 degrees of a side's axis faces along it: it lies on the side
-// (or on its crease) rather than on a wall across it.
-const double kFacingCosine = std::cos(M_PI / 4);
 // Where the walls' points across a bare side end is looked for within this many tolerances of
 // the first guess, by the largest drop in their number from a band half a tolerance wide inside
 // an offset to the same band beyond it. Matching fattens a textured wall past its crease with a
@@ -39,10 +36,6 @@ const double kFacingCosine = std::cos(M_PI / 4);
 // so a tail of the walls' points lies beyond the side; the drop is at the crease, before the tail.
 constexpr double kWallsEndReach = 4;
 constexpr int kWallsEndCandidates = 200;
-// A side's own points are at least this share of the band on it: on the rendered bare room's
-// ceiling, a third (its creases, the rest the walls' points by them); where a rendered room's
-// walls fade out below a ceiling its views barely see, 3 % (the walls' points with noisy normals).
-constexpr double kOwnShare = 0.1;
 
 // The least-squares plane of `points`: through their mean, normal along their least spread,
 // facing `viewpoint`.

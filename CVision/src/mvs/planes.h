@@ -3,6 +3,7 @@
 // looked for once in every view's (world frame), where all of the room's creases are together.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -35,6 +36,16 @@ constexpr double kPlaneTolerance = 0.01;
 // kPlaneTolerance, so that a view's own matching noise on the surface is not read as seeing
 // through it.
 constexpr double kSeenBeyond = 0.05;
+
+// A point whose normal is within 45 degrees of a side's axis faces along it: it lies on the side
+// (or on its crease) rather than on a wall across it.
+inline const double kFacingCosine = std::cos(M_PI / 4);
+
+// A side's own points (facing along its axis) are at least this share of the band on it: on the
+// rendered bare room's ceiling, a third (its creases, the rest the walls' points by them); where a
+// rendered room's walls fade out below a ceiling its views barely see, 3 % (the walls' points with
+// noisy normals).
+constexpr double kOwnShare = 0.1;
 
 struct Plane {
   double n[3];  // unit, towards the viewpoint

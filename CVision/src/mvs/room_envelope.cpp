@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +36,8 @@ constexpr double kBorderShare = 0.05;
 // farther than it by internal::kSeenBeyond. Where the views stop looking before the walls meet a ceiling,
 // the walls' points thin out rather than end, and a side found there lies below walls matched
 // above it: in a rendered room whose views see 2 % of its ceiling, 64 % of such a side's pixels
-// saw beyond it; of the true sides of the rendered rooms, at most 1 %.
+// saw beyond it (a ceiling so found moves out to its own points: MoveOut); of the true
+// sides of the rendered rooms, at most 1 %.
 constexpr int kGridStep = 4;
 constexpr double kSeenBeyondShare = 0.1;
 
@@ -143,6 +145,117 @@ bool WallInside(const std::vector<internal::Plane>& sides, const std::vector<int
   return false;
 }
 
+// The views' up direction: the mean of their images' up. A room's floor and ceiling lie across
+// it within kUpDeg (the views are held roughly level).
+constexpr double kUpDeg = 30;
+cv::Vec3d ViewsUp(Workspace& ws, const std::vector<int>& views) {
+  cv::Vec3d up(0, 0, 0);
+  for (const int v : views) {
+    const double up_cam[3] = {0, -1, 0};  // the image's y runs down
+    double world[3];
+    ws.view(v).WorldFromCamDirection(up_cam, world);
+    up += cv::Vec3d(world[0], world[1], world[2]);
+  }
+  return up;
+}
+// Whether `axis` (a unit vector) lies along `up`, either way, within kUpDeg.
+bool Upright(const cv::Vec3d& axis, const cv::Vec3d& up) {
+  return std::fabs(axis.dot(up)) >= std::cos(kUpDeg * M_PI / 180) * cv::norm(up);
+}
+
+// Whether `side` is a ceiling: its normal, into the room, points down.
+bool Ceiling(const internal::Plane& side, const cv::Vec3d& up) {
+  return Upright(cv::Vec3d(side.n), up) && cv::Vec3d(side.n).dot(up) < 0;
+}
+
+// The views look across a room and see its ceiling least. A ceiling they barely see is placed
+// where the walls' points across it end (EnvelopePlanes), or not at all when too few of them
+// reach it; where they thin out towards it rather than end, that lies below walls matched above
+// it, and the views see beyond it (SeenBeyond). Such a ceiling moves out to where its own points
+// are (a missing one from the cameras' middle): beyond it, the band
+// (kPlaneTolerance of depth) with the largest share of points facing back into the room, at
+// least internal::kOwnShare of the band and kMinOwnPoints of them, placed at their median. The
+// points are every kGridStep-th pixel's up to the frame's edge: a view sees such a ceiling at its
+// frame's top, and the band left out elsewhere (kBorderShare) is left out for where a view's
+// points stop, which facing points do not mark. In a rendered room whose views see 3 % of its
+// ceiling (93 % of its facing points in that band), the side from the walls' points lay 36 cm
+// below it; of the bands beyond, those more than 10 cm below the ceiling held at most 10 %
+// facing points, the ceiling's 39 % (437 of them), and the stray matches above it at most 30.
+// A floor does not move so: below it lie the reflections of a glossy floor, which face into the
+// room as the floor does.
+constexpr size_t kMinOwnPoints = 100;
+constexpr size_t kMoveCandidates = 200;
+
+// `side` moved out as above, or nullopt when no band beyond it holds its own points.
+std::optional<internal::Plane> MoveOut(Workspace& ws, const std::vector<int>& views, const char* const* depth_paths,
+                                       const internal::Plane& side, cvis_status* status) {
+  struct Beyond {
+    double offset, tolerance;
+    bool own;
+  };
+  std::vector<Beyond> beyond;
+  const cv::Vec3d inward(side.n);
+  for (const int v : views) {
+    std::shared_ptr<const DepthMap> map;
+    if ((*status = ws.Depth(depth_paths[v], &map)) != CVIS_OK) return std::nullopt;
+    const View& view = ws.view(v);
+    for (int y = 0; y < map->height; y += kGridStep) {
+      for (int x = 0; x < map->width; x += kGridStep) {
+        const size_t i = map->Index(x, y);
+        if (!(map->depth[i] > 0 && map->cost[i] <= internal::kSureCost)) continue;
+        double cam[3], world[3], normal[3];
+        view.CamFromPixel(x + 0.5, y + 0.5, map->depth[i], cam);
+        view.WorldFromCam(cam, world);
+        const double distance = internal::ViewpointDistance(side, cv::Vec3d(world[0], world[1], world[2]));
+        if (!(distance < 0)) continue;
+        const double n_cam[3] = {map->normal[3 * i], map->normal[3 * i + 1], map->normal[3 * i + 2]};
+        view.WorldFromCamDirection(n_cam, normal);
+        const bool own = inward.dot(cv::Vec3d(normal[0], normal[1], normal[2])) >= internal::kFacingCosine;
+        beyond.push_back({-distance, internal::kPlaneTolerance * map->depth[i], own});
+      }
+    }
+  }
+  std::vector<double> candidates;
+  for (const Beyond& point : beyond) {
+    if (point.own) candidates.push_back(point.offset);
+  }
+  if (candidates.size() < kMinOwnPoints) return std::nullopt;
+  std::sort(candidates.begin(), candidates.end());
+  // The points within their tolerance of `offset`, and how many of those are own.
+  auto band = [&](double offset, std::vector<double>* own_offsets) {
+    size_t count = 0;
+    for (const Beyond& point : beyond) {
+      if (std::fabs(point.offset - offset) > point.tolerance) continue;
+      ++count;
+      if (point.own && own_offsets != nullptr) own_offsets->push_back(point.offset);
+    }
+    return count;
+  };
+  double best = 0, best_share = 0;
+  const size_t step = std::max<size_t>(1, candidates.size() / kMoveCandidates);
+  for (size_t c = 0; c < candidates.size(); c += step) {
+    std::vector<double> own;
+    const size_t count = band(candidates[c], &own);
+    const double share = double(own.size()) / double(count);
+    if (own.size() >= kMinOwnPoints && share >= internal::kOwnShare && share > best_share) {
+      best_share = share;
+      best = candidates[c];
+    }
+  }
+  if (best_share == 0) return std::nullopt;
+  // From the band's edge to the middle of its own points, until it stays.
+  for (int shift = 0; shift < 10; ++shift) {
+    std::vector<double> own;
+    band(best, &own);
+    std::nth_element(own.begin(), own.begin() + own.size() / 2, own.end());
+    const double median = own[own.size() / 2];
+    if (std::fabs(median - best) <= 1e-4 * std::fabs(best)) break;
+    best = median;
+  }
+  // n . X + d = 0 moved `best` away from the room, against n.
+  return internal::Plane{{side.n[0], side.n[1], side.n[2]}, side.d + best, true};
+}
+
 // Which planes of the envelope (box sides, then notch faces) some view surely sees beyond
 // (kSeenBeyondShare).
 cvis_status SeenBeyond(Workspace& ws, const std::vector<int>& views, const char* const* depth_paths,
@@ -202,27 +315,18 @@ constexpr int kEdgeBins = 7;
 // larger one leaves a corridor the box does not describe.
 constexpr double kMinNotchShare = 0.1;
 constexpr double kMinRoomShare = 0.25;
-// The up direction (the views' mean) is along one of the box's directions within this: the
-// notches stand on the floor.
-constexpr double kUpDeg = 30;
 
 cvis_status Notches(Workspace& ws, const std::vector<int>& views, const char* const* depth_paths,
                     const std::vector<internal::Plane>& sides, std::vector<internal::Plane>* faces) {
   faces->clear();
   const std::vector<Direction> box = BoxDirections(sides);
   if (box.size() != 3) return CVIS_OK;
-  cv::Vec3d up(0, 0, 0);
-  for (const int v : views) {
-    const double down_cam[3] = {0, -1, 0};
-    double world[3];
-    ws.view(v).WorldFromCamDirection(down_cam, world);
-    up += cv::Vec3d(world[0], world[1], world[2]);
-  }
+  const cv::Vec3d up = ViewsUp(ws, views);
   size_t vertical = 0;
   for (size_t k = 1; k < 3; ++k) {
     if (std::fabs(box[k].axis.dot(up)) > std::fabs(box[vertical].axis.dot(up))) vertical = k;
   }
-  if (!(std::fabs(box[vertical].axis.dot(up)) >= std::cos(kUpDeg * M_PI / 180) * cv::norm(up))) return CVIS_OK;
+  if (!Upright(box[vertical].axis, up)) return CVIS_OK;
   const Direction& A = box[(vertical + 1) % 3];
   const Direction& B = box[(vertical + 2) % 3];
   const Direction& U = box[vertical];
@@ -423,34 +527,68 @@ extern "C" cvis_status cvis_mvs_room_envelope(cvis_mvs_workspace* workspace, con
     }
     middle *= 1.0 / double(views.size());
     const std::vector<Plane> found = DominantPlanes(sample, middle, seed);
-    const std::vector<Plane> envelope = EnvelopePlanes(found, sample, middle, kSceneEnvelope);
-    if (envelope.size() != 6) return CVIS_OK;
+    std::vector<Plane> box = EnvelopePlanes(found, sample, middle, kSceneEnvelope);
+    const cv::Vec3d up = mvs::ViewsUp(ws, views);
+    std::vector<bool> moved(kBoxSides, false);
+    if (box.size() == kBoxSides - 1) {
+      // No ceiling: looked for beyond the cameras' middle (MoveOut), opposite the floor.
+      const auto along = [&](const Plane& p) { return mvs::Upright(cv::Vec3d(p.n), up); };
+      if (std::count_if(box.begin(), box.end(), along) != 1) return CVIS_OK;
+      const Plane& floor = *std::find_if(box.begin(), box.end(), along);
+      if (mvs::Ceiling(floor, up)) return CVIS_OK;
+      const cv::Vec3d n = -cv::Vec3d(floor.n);
+      cvis_status status = CVIS_OK;
+      const std::optional<Plane> side =
+          mvs::MoveOut(ws, views, depth_paths, Plane{{n[0], n[1], n[2]}, -n.dot(middle), true}, &status);
+      if (status != CVIS_OK) return status;
+      if (!side) return CVIS_OK;
+      box.push_back(*side);
+      moved.back() = true;
+    }
+    if (box.size() != kBoxSides) return CVIS_OK;
     for (const int v : views) {
       const cv::Vec3d centre(ws.view(v).center);
-      for (const Plane& p : envelope) {
+      for (const Plane& p : box) {
         if (!(ViewpointDistance(p, centre) > 0)) return CVIS_OK;
       }
     }
-    std::vector<Plane> notch_faces;
-    if (cvis_status s = mvs::Notches(ws, views, depth_paths, envelope, &notch_faces); s != CVIS_OK) return s;
-    // A wall inside the box is a notch's face, or the box is not the room.
-    for (const Plane& plane : found) {
-      if (mvs::SlopeAcross(envelope, plane, sample)) return CVIS_OK;
-      if (mvs::WallInside(envelope, notch_faces, plane, sample)) return CVIS_OK;
-    }
-    std::vector<Plane> room = envelope;
-    room.insert(room.end(), notch_faces.begin(), notch_faces.end());
-    // A side seen beyond is not the room's, and nor is a notch that a view sees into.
-    for (;;) {
-      std::vector<bool> seen_beyond;
-      if (cvis_status s = mvs::SeenBeyond(ws, views, depth_paths, room, &seen_beyond); s != CVIS_OK) return s;
-      if (std::any_of(seen_beyond.begin(), seen_beyond.begin() + kBoxSides, [](bool b) { return b; })) return CVIS_OK;
-      std::vector<Plane> kept(room.begin(), room.begin() + kBoxSides);
-      for (size_t k = kBoxSides; k + 1 < room.size(); k += 2) {
-        if (!seen_beyond[k] && !seen_beyond[k + 1]) kept.insert(kept.end(), {room[k], room[k + 1]});
+    std::vector<Plane> room;
+    // The box's checks, again after a ceiling seen beyond has moved out (MoveOut).
+    for (bool checked = false; !checked;) {
+      std::vector<Plane> notch_faces;
+      if (cvis_status s = mvs::Notches(ws, views, depth_paths, box, &notch_faces); s != CVIS_OK) return s;
+      // A wall inside the box is a notch's face, or the box is not the room.
+      for (const Plane& plane : found) {
+        if (mvs::SlopeAcross(box, plane, sample)) return CVIS_OK;
+        if (mvs::WallInside(box, notch_faces, plane, sample)) return CVIS_OK;
       }
-      if (kept.size() == room.size()) break;
-      room = kept;
+      room = box;
+      room.insert(room.end(), notch_faces.begin(), notch_faces.end());
+      // A side seen beyond is not the room's, and nor is a notch that a view sees into.
+      for (;;) {
+        std::vector<bool> seen_beyond;
+        if (cvis_status s = mvs::SeenBeyond(ws, views, depth_paths, room, &seen_beyond); s != CVIS_OK) return s;
+        const auto side = std::find(seen_beyond.begin(), seen_beyond.begin() + kBoxSides, true) - seen_beyond.begin();
+        if (side < std::ptrdiff_t(kBoxSides)) {
+          if (moved[size_t(side)] || !mvs::Ceiling(box[size_t(side)], up)) return CVIS_OK;
+          cvis_status status = CVIS_OK;
+          const std::optional<Plane> out = mvs::MoveOut(ws, views, depth_paths, box[size_t(side)], &status);
+          if (status != CVIS_OK) return status;
+          if (!out) return CVIS_OK;
+          box[size_t(side)] = *out;
+          moved[size_t(side)] = true;
+          break;
+        }
+        std::vector<Plane> kept(room.begin(), room.begin() + kBoxSides);
+        for (size_t k = kBoxSides; k + 1 < room.size(); k += 2) {
+          if (!seen_beyond[k] && !seen_beyond[k + 1]) kept.insert(kept.end(), {room[k], room[k + 1]});
+        }
+        if (kept.size() == room.size()) {
+          checked = true;
+          break;
+        }
+        room = kept;
+      }
     }
     for (size_t k = 0; k < room.size(); ++k) {
       out_planes[k] = cvis_mvs_plane{{room[k].n[0], room[k].n[1], room[k].n[2]}, room[k].d};

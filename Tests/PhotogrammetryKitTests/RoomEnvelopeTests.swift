@@ -60,14 +60,7 @@ final class RoomEnvelopeTests: XCTestCase {
     func testTheEnvelopeIsTheRoomsSixSides() throws {
         let scene = room()
         let (workspace, maps) = try photometricMaps(scene, in: try makeBridgeTestDirectory(self))
-        let envelope = try workspace.roomEnvelope(depthMaps: maps)
-        XCTAssertEqual(envelope.count, 6)
-        for side in Self.sides {
-            // Each true side has one plane within 1 degree and 3 cm of it, its normal into the room.
-            let match = envelope.first { ($0.normal * side.normal).sum() > cos(1 * Double.pi / 180) }
-            XCTAssertNotNil(match, "no plane along \(side.normal)")
-            if let match { XCTAssertEqual(match.offset, side.offset, accuracy: 0.03, "\(side.normal)") }
-        }
+        assertSixSides(try workspace.roomEnvelope(depthMaps: maps))
         // Not a room seen from inside: with one pair of views (looking up at a ceiling corner) and
         // no other, no square box holds the cameras.
         var two = Array(repeating: URL?.none, count: maps.count)
@@ -95,13 +88,7 @@ final class RoomEnvelopeTests: XCTestCase {
         let scene = room()
         let directory = try makeBridgeTestDirectory(self)
         let (workspace, maps) = try mapsSeeingTheCeilingAtTheFramesTop(scene, in: directory)
-        let envelope = try workspace.roomEnvelope(depthMaps: maps)
-        XCTAssertEqual(envelope.count, 6)
-        for side in Self.sides {
-            let match = envelope.first { ($0.normal * side.normal).sum() > cos(1 * Double.pi / 180) }
-            XCTAssertNotNil(match, "no plane along \(side.normal)")
-            if let match { XCTAssertEqual(match.offset, side.offset, accuracy: 0.03, "\(side.normal)") }
-        }
+        assertSixSides(try workspace.roomEnvelope(depthMaps: maps))
         let (_, unseen) = try mapsSeeingTheCeilingAtTheFramesTop(scene, in: directory, ceilingRows: 0)
         XCTAssertEqual(try workspace.roomEnvelope(depthMaps: unseen), [])
     }
@@ -253,6 +240,17 @@ final class RoomEnvelopeTests: XCTestCase {
     }
 
     /// The box's six sides, then the notch's two faces within 1 degree and 3 cm.
+    /// The room's six sides: each true side has one plane within 1 degree and 3 cm of it, its
+    /// normal into the room.
+    private func assertSixSides(_ envelope: [WorldPlane], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(envelope.count, 6, file: file, line: line)
+        for side in Self.sides {
+            let match = envelope.first { ($0.normal * side.normal).sum() > cos(1 * Double.pi / 180) }
+            XCTAssertNotNil(match, "no plane along \(side.normal)", file: file, line: line)
+            if let match { XCTAssertEqual(match.offset, side.offset, accuracy: 0.03, "\(side.normal)", file: file, line: line) }
+        }
+    }
+
     private func assertNotched(_ envelope: [WorldPlane], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(envelope.count, 8, file: file, line: line)
         guard envelope.count == 8 else { return }

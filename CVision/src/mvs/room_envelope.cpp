@@ -172,17 +172,16 @@ bool Ceiling(const internal::Plane& side, const cv::Vec3d& up) {
 // where the walls' points across it end (EnvelopePlanes), or not at all when too few of them
 // reach it; where they thin out towards it rather than end, that lies below walls matched above
 // it, and the views see beyond it (SeenBeyond). Such a ceiling moves out to where its own points
-// are (a missing one from the cameras' middle): beyond it, the band
-// (kPlaneTolerance of depth) with the largest share of points facing back into the room, at
-// least internal::kOwnShare of the band and kMinOwnPoints of them, placed at their median. The
-// points are every kGridStep-th pixel's up to the frame's edge: a view sees such a ceiling at its
-// frame's top, and the band left out elsewhere (kBorderShare) is left out for where a view's
-// points stop, which facing points do not mark. In a rendered room whose views see 3 % of its
-// ceiling (93 % of its facing points in that band), the side from the walls' points lay 36 cm
-// below it; of the bands beyond, those more than 10 cm below the ceiling held at most 10 %
-// facing points, the ceiling's 39 % (437 of them), and the stray matches above it at most 30.
-// A floor does not move so: below it lie the reflections of a glossy floor, which face into the
-// room as the floor does.
+// are (a missing one from the cameras' middle): beyond it, the band (kPlaneTolerance of depth)
+// with the largest share of points facing back into the room, at least internal::kOwnShare of
+// the band and kMinOwnPoints of them, placed at their median. The points are every kGridStep-th
+// pixel's up to the frame's edge: a view sees such a ceiling at its frame's top, and the band
+// left out elsewhere (kBorderShare) is left out for where a view's points stop, which facing
+// points do not mark. In a rendered room whose views see 3 % of its ceiling (93 % of its facing
+// points in that band), the side from the walls' points lay 36 cm below it; of the bands beyond,
+// those more than 10 cm below the ceiling held at most 10 % facing points, the ceiling's 39 %
+// (437 of them), and the stray matches above it at most 30. A floor does not move so: below it
+// lie the reflections of a glossy floor, which face into the room as the floor does.
 constexpr size_t kMinOwnPoints = 100;
 constexpr size_t kMoveCandidates = 200;
 
